@@ -1,0 +1,234 @@
+// The part of klap that only LLVM's C++ API offers: pass and analysis registration with the new pass
+// manager, the analyses klap consults (dominators, loops, uniformity), optimization remarks, statistics,
+// command-line options and block splitting. Everything else is Rust (pass/src); the Rust side reaches
+// these functions through pass/src/ffi.rs only.
+#include "llvm-c/Core.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/CFG.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/PostDominators.h"
+#include "llvm/Analysis/UniformityAnalysis.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+#include <memory>
+
+using namespace llvm;
+
+#define DEBUG_TYPE "klap"
+
+STATISTIC(NumLaunchesRecognized, "Device launch sites recognized");
+STATISTIC(NumLaunchesUnrecognized, "Device launch sites left alone as unrecognized");
+STATISTIC(NumLaunchesNormalized, "V1 device launches rewritten into the V2 form");
+
+static cl::opt<bool> NormalizeAtOptimizerLast(
+    "klap-normalize",
+    cl::desc("Rewrite V1 device launches into the V2 form at the end of the optimization pipeline "
+             "(clang -fpass-plugin); without it clang 22 drops tail and fire-and-forget launches"),
+    cl::init(true));
+
+// What the Rust side needs to query analyses while it works on one module.
+struct KlapCtx {
+  Module &M;
+  FunctionAnalysisManager &FAM;
+};
+
+extern "C" {
+// Defined in Rust (pass/src/lib.rs).
+void *klap_rust_analyze(LLVMModuleRef M, KlapCtx *Ctx);
+void klap_rust_model_free(void *Model);
+void klap_rust_print_launches(void *Model, KlapCtx *Ctx);
+void klap_rust_print_graph(void *Model, KlapCtx *Ctx);
+bool klap_rust_normalize(void *Model, KlapCtx *Ctx);
+}
+
+namespace {
+
+// The launch-site model, computed once per module and shared by every klap pass until a pass changes
+// the IR. The model itself lives on the Rust side; this only owns it.
+class KlapLaunchAnalysis : public AnalysisInfoMixin<KlapLaunchAnalysis> {
+  friend AnalysisInfoMixin<KlapLaunchAnalysis>;
+  static AnalysisKey Key;
+
+public:
+  struct Result {
+    std::unique_ptr<void, void (*)(void *)> Model{nullptr, klap_rust_model_free};
+    bool invalidate(Module &, const PreservedAnalyses &PA, ModuleAnalysisManager::Invalidator &) {
+      auto PAC = PA.getChecker<KlapLaunchAnalysis>();
+      return !PAC.preserved() && !PAC.preservedSet<AllAnalysesOn<Module>>();
+    }
+  };
+
+  Result run(Module &M, ModuleAnalysisManager &MAM) {
+    auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    KlapCtx Ctx{M, FAM};
+    Result R;
+    R.Model.reset(klap_rust_analyze(wrap(&M), &Ctx));
+    return R;
+  }
+};
+AnalysisKey KlapLaunchAnalysis::Key;
+
+template <void (*Print)(void *, KlapCtx *)> struct KlapPrinterPass : PassInfoMixin<KlapPrinterPass<Print>> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    KlapCtx Ctx{M, FAM};
+    Print(MAM.getResult<KlapLaunchAnalysis>(M).Model.get(), &Ctx);
+    return PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
+struct KlapNormalizePass : PassInfoMixin<KlapNormalizePass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    KlapCtx Ctx{M, FAM};
+    bool Changed = klap_rust_normalize(MAM.getResult<KlapLaunchAnalysis>(M).Model.get(), &Ctx);
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+  // Without it clang 22's launches into the named streams are lost, also at -O0.
+  static bool isRequired() { return true; }
+};
+
+} // namespace
+
+extern "C" {
+
+void klap_register_pass_builder_callbacks(PassBuilder &PB) {
+  PB.registerAnalysisRegistrationCallback(
+      [](ModuleAnalysisManager &MAM) { MAM.registerPass([] { return KlapLaunchAnalysis(); }); });
+  PB.registerPipelineParsingCallback(
+      [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
+        if (Name == "print<klap-launches>") {
+          MPM.addPass(KlapPrinterPass<klap_rust_print_launches>());
+          return true;
+        }
+        if (Name == "print<klap-graph>") {
+          MPM.addPass(KlapPrinterPass<klap_rust_print_graph>());
+          return true;
+        }
+        if (Name == "klap-normalize") {
+          MPM.addPass(KlapNormalizePass());
+          return true;
+        }
+        return false;
+      });
+  PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
+    if (NormalizeAtOptimizerLast)
+      MPM.addPass(KlapNormalizePass());
+  });
+}
+
+unsigned klap_loop_depth(KlapCtx *C, LLVMValueRef I) {
+  auto *Inst = unwrap<Instruction>(I);
+  return C->FAM.getResult<LoopAnalysis>(*Inst->getFunction()).getLoopDepth(Inst->getParent());
+}
+
+bool klap_dominates(KlapCtx *C, LLVMValueRef A, LLVMValueRef B) {
+  auto *IB = unwrap<Instruction>(B);
+  return C->FAM.getResult<DominatorTreeAnalysis>(*IB->getFunction()).dominates(unwrap<Instruction>(A), IB);
+}
+
+// True when threads of one warp can disagree on whether (or how often) they reach I: some block with a
+// divergent branch can reach I without I post-dominating it. That covers divergent branches, divergent
+// loop exits and everything nested in them.
+bool klap_control_divergent(KlapCtx *C, LLVMValueRef I) {
+  auto *Inst = unwrap<Instruction>(I);
+  Function &F = *Inst->getFunction();
+  auto &UI = C->FAM.getResult<UniformityInfoAnalysis>(F);
+  if (!UI.hasDivergence())
+    return false;
+  auto &PDT = C->FAM.getResult<PostDominatorTreeAnalysis>(F);
+  auto &DT = C->FAM.getResult<DominatorTreeAnalysis>(F);
+  auto &LI = C->FAM.getResult<LoopAnalysis>(F);
+  BasicBlock *Site = Inst->getParent();
+  for (BasicBlock &B : F) {
+    if (!UI.hasDivergentTerminator(B) || PDT.dominates(Site, &B))
+      continue;
+    if (isPotentiallyReachable(B.getTerminator(), Inst, nullptr, &DT, &LI))
+      return true;
+  }
+  return false;
+}
+
+void klap_remark(KlapCtx *C, unsigned Kind, LLVMValueRef I, const char *Id, const char *Msg) {
+  auto *Inst = unwrap<Instruction>(I);
+  auto &ORE = C->FAM.getResult<OptimizationRemarkEmitterAnalysis>(*Inst->getFunction());
+  switch (Kind) {
+  case 0:
+    ORE.emit([&] { return OptimizationRemark("klap", Id, Inst) << Msg; });
+    break;
+  case 1:
+    ORE.emit([&] { return OptimizationRemarkMissed("klap", Id, Inst) << Msg; });
+    break;
+  default:
+    ORE.emit([&] { return OptimizationRemarkAnalysis("klap", Id, Inst) << Msg; });
+    break;
+  }
+}
+
+enum KlapStatistic { RecognizedLaunch = 0, UnrecognizedLaunch = 1, NormalizedLaunch = 2 };
+
+void klap_count(unsigned Which, unsigned N) {
+  switch (Which) {
+  case RecognizedLaunch:
+    NumLaunchesRecognized += N;
+    break;
+  case UnrecognizedLaunch:
+    NumLaunchesUnrecognized += N;
+    break;
+  case NormalizedLaunch:
+    NumLaunchesNormalized += N;
+    break;
+  }
+}
+
+// Returns the base pointer of P and the constant byte offset from it (through GEPs and casts).
+LLVMValueRef klap_strip_constant_offsets(LLVMValueRef P, int64_t *Offset) {
+  Value *V = unwrap(P);
+  auto *Parent = isa<Instruction>(V) ? cast<Instruction>(V)->getModule() : nullptr;
+  if (!Parent) {
+    *Offset = 0;
+    return wrap(V->stripPointerCasts());
+  }
+  const DataLayout &DL = Parent->getDataLayout();
+  APInt Off(DL.getIndexTypeSizeInBits(V->getType()), 0);
+  Value *Base = V->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
+  *Offset = Off.getSExtValue();
+  return wrap(Base);
+}
+
+// The value as it is written as an operand in textual IR (%7, @k, i32 3 without the type).
+char *klap_operand_string(LLVMValueRef V) {
+  std::string S;
+  raw_string_ostream OS(S);
+  Value *Val = unwrap(V);
+  const Module *M = nullptr;
+  if (auto *I = dyn_cast<Instruction>(Val))
+    M = I->getModule();
+  else if (auto *A = dyn_cast<Argument>(Val))
+    M = A->getParent()->getParent();
+  Val->printAsOperand(OS, /*PrintType=*/false, M);
+  return LLVMCreateMessage(S.c_str());
+}
+
+// Splits the block before Before and makes it conditional on Cond; returns the branch that ends the
+// new conditional block, before which the conditional code goes.
+LLVMValueRef klap_split_if_then(LLVMValueRef Cond, LLVMValueRef Before) {
+  Instruction *Term =
+      SplitBlockAndInsertIfThen(unwrap(Cond), unwrap<Instruction>(Before)->getIterator(), /*Unreachable=*/false);
+  return wrap(Term);
+}
+
+void klap_errs(const char *S, size_t N) { errs().write(S, N); }
+
+LLVMModuleRef klap_ctx_module(KlapCtx *C) { return wrap(&C->M); }
+
+} // extern "C"

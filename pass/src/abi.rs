@@ -1,0 +1,137 @@
+//! The device-launch ABI: which runtime entry points make a launch, and the stream handles.
+//! Facts in ../shared/notes/device-launch-abi.md.
+
+/// The two launch protocols of the CUDA device runtime.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Abi {
+    /// `cudaGetParameterBuffer(align, size)` + `cudaLaunchDevice(kernel, buf, grid, block, smem, stream)`:
+    /// what clang 22 emits for `<<<>>>` in device code.
+    V1,
+    /// `cudaGetParameterBufferV2(kernel, grid, block, smem)` + `cudaLaunchDeviceV2(buf, stream)`:
+    /// what nvcc and NVVM producers emit.
+    V2,
+}
+
+impl Abi {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Abi::V1 => "v1",
+            Abi::V2 => "v2",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EntryKind {
+    ParameterBuffer,
+    Launch,
+}
+
+/// One device-runtime entry point, decoded from its symbol name.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Entry {
+    pub kind: EntryKind,
+    pub abi: Abi,
+    /// Named with CUDA 12+'s `__cudaCDP2` prefix.
+    pub cdp2_prefix: bool,
+    /// The per-thread-default-stream (`_ptsz`) variant.
+    pub ptsz: bool,
+}
+
+/// Decodes `[__cudaCDP2]{cudaGetParameterBuffer,cudaLaunchDevice}[V2][_ptsz]`.
+pub fn classify_entry(name: &str) -> Option<Entry> {
+    let (cdp2_prefix, rest) = match name.strip_prefix("__cudaCDP2") {
+        Some(r) => (true, r),
+        None => (false, name.strip_prefix("cuda")?),
+    };
+    let (ptsz, rest) = match rest.strip_suffix("_ptsz") {
+        Some(r) => (true, r),
+        None => (false, rest),
+    };
+    let (abi, rest) = match rest.strip_suffix("V2") {
+        Some(r) => (Abi::V2, r),
+        None => (Abi::V1, rest),
+    };
+    let kind = match rest {
+        "GetParameterBuffer" => EntryKind::ParameterBuffer,
+        "LaunchDevice" => EntryKind::Launch,
+        _ => return None,
+    };
+    Some(Entry { kind, abi, cdp2_prefix, ptsz })
+}
+
+/// The symbol CUDA 13's libcudadevrt defines for an entry point: normalized code always uses these.
+pub fn cdp2_symbol(kind: EntryKind, abi: Abi, ptsz: bool) -> String {
+    let base = match kind {
+        EntryKind::ParameterBuffer => "GetParameterBuffer",
+        EntryKind::Launch => "LaunchDevice",
+    };
+    let v2 = if abi == Abi::V2 { "V2" } else { "" };
+    // The parameter buffer has no per-thread-stream variant.
+    let ptsz = if ptsz && kind == EntryKind::Launch { "_ptsz" } else { "" };
+    format!("__cudaCDP2{base}{v2}{ptsz}")
+}
+
+/// A launch's stream, as far as it is known at compile time.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Stream {
+    /// NULL: launches of one thread block run in order.
+    Null,
+    /// `cudaStreamTailLaunch`: runs after the whole launching grid and its other work.
+    Tail,
+    /// `cudaStreamFireAndForget`: runs at once, unordered.
+    FireAndForget,
+    /// `cudaStreamPerThread`.
+    PerThread,
+    /// Any other (created) stream, or one only known at run time.
+    Other,
+}
+
+pub const STREAM_PER_THREAD: u64 = 0x2;
+pub const STREAM_TAIL_LAUNCH: u64 = 0x3;
+pub const STREAM_FIRE_AND_FORGET: u64 = 0x4;
+
+impl Stream {
+    pub fn from_handle(constant: Option<u64>) -> Stream {
+        match constant {
+            Some(0) => Stream::Null,
+            Some(STREAM_PER_THREAD) => Stream::PerThread,
+            Some(STREAM_TAIL_LAUNCH) => Stream::Tail,
+            Some(STREAM_FIRE_AND_FORGET) => Stream::FireAndForget,
+            _ => Stream::Other,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stream::Null => "null",
+            Stream::Tail => "tail",
+            Stream::FireAndForget => "fire-and-forget",
+            Stream::PerThread => "per-thread",
+            Stream::Other => "other",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_names() {
+        let e = classify_entry("__cudaCDP2LaunchDeviceV2_ptsz").unwrap();
+        assert_eq!((e.kind, e.abi, e.cdp2_prefix, e.ptsz), (EntryKind::Launch, Abi::V2, true, true));
+        let e = classify_entry("cudaGetParameterBuffer").unwrap();
+        assert_eq!((e.kind, e.abi, e.cdp2_prefix, e.ptsz), (EntryKind::ParameterBuffer, Abi::V1, false, false));
+        assert!(classify_entry("cudaMalloc").is_none());
+        assert!(classify_entry("__cudaCDP2Malloc").is_none());
+        assert_eq!(cdp2_symbol(EntryKind::ParameterBuffer, Abi::V2, true), "__cudaCDP2GetParameterBufferV2");
+        assert_eq!(cdp2_symbol(EntryKind::Launch, Abi::V2, true), "__cudaCDP2LaunchDeviceV2_ptsz");
+    }
+
+    #[test]
+    fn stream_handles() {
+        assert_eq!(Stream::from_handle(Some(4)), Stream::FireAndForget);
+        assert_eq!(Stream::from_handle(Some(3)), Stream::Tail);
+        assert_eq!(Stream::from_handle(None), Stream::Other);
+    }
+}

@@ -1,0 +1,62 @@
+//! klap's optimization remarks. Each has a stable ID, documented in docs/remarks.md; the message ends
+//! with the ID in brackets, as LLVM's OpenMPOpt does, so users can search for it.
+
+use crate::ffi::{Ctx, RemarkKind, Value};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Remark {
+    Recognized,
+    BadSignature,
+    UnknownBuffer,
+    BufferEscapes,
+    UnknownOffset,
+    UnknownChild,
+    NotAKernel,
+    ConditionalWrite,
+    OverlappingWrites,
+    LayoutMismatch,
+    LaunchInDeviceFunction,
+    Normalized,
+    NotNormalized,
+}
+
+impl Remark {
+    pub fn id(self) -> &'static str {
+        match self {
+            Remark::Recognized => "KLAP100",
+            Remark::BadSignature => "KLAP101",
+            Remark::UnknownBuffer => "KLAP102",
+            Remark::BufferEscapes => "KLAP103",
+            Remark::UnknownOffset => "KLAP104",
+            Remark::UnknownChild => "KLAP105",
+            Remark::NotAKernel => "KLAP106",
+            Remark::ConditionalWrite => "KLAP107",
+            Remark::OverlappingWrites => "KLAP108",
+            Remark::LayoutMismatch => "KLAP109",
+            Remark::LaunchInDeviceFunction => "KLAP110",
+            Remark::Normalized => "KLAP120",
+            Remark::NotNormalized => "KLAP121",
+        }
+    }
+
+    pub fn kind(self) -> RemarkKind {
+        match self {
+            Remark::Recognized | Remark::LaunchInDeviceFunction => RemarkKind::Analysis,
+            Remark::Normalized => RemarkKind::Passed,
+            _ => RemarkKind::Missed,
+        }
+    }
+
+    /// What a missed remark says before its detail.
+    fn lead(self) -> &'static str {
+        match self {
+            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
+            Remark::NotNormalized => "V1 launch left in the V1 form: ",
+            _ => "launch left unchanged: ",
+        }
+    }
+
+    pub fn emit(self, ctx: Ctx, at: Value, detail: &str) {
+        ctx.remark(self.kind(), at, self.id(), &format!("{}{} [{}]", self.lead(), detail, self.id()));
+    }
+}
