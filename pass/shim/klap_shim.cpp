@@ -138,8 +138,9 @@ bool klap_dominates(KlapCtx *C, LLVMValueRef A, LLVMValueRef B) {
 
 // True when threads of one warp can disagree on whether (or how often) they reach I: some block with a
 // divergent branch can reach I without I post-dominating it. That covers divergent branches, divergent
-// loop exits and everything nested in them.
-bool klap_control_divergent(KlapCtx *C, LLVMValueRef I) {
+// loop exits and everything nested in them. Branches on the Ignored conditions (the launch's own
+// parameter-buffer null checks) do not count: every launching thread takes the launch side.
+bool klap_control_divergent(KlapCtx *C, LLVMValueRef I, LLVMValueRef *Ignored, unsigned NumIgnored) {
   auto *Inst = unwrap<Instruction>(I);
   Function &F = *Inst->getFunction();
   auto &UI = C->FAM.getResult<UniformityInfoAnalysis>(F);
@@ -152,26 +153,52 @@ bool klap_control_divergent(KlapCtx *C, LLVMValueRef I) {
   for (BasicBlock &B : F) {
     if (!UI.hasDivergentTerminator(B) || PDT.dominates(Site, &B))
       continue;
+    auto *Br = dyn_cast<BranchInst>(B.getTerminator());
+    if (Br && Br->isConditional() &&
+        llvm::is_contained(ArrayRef<LLVMValueRef>(Ignored, NumIgnored), wrap(Br->getCondition())))
+      continue;
     if (isPotentiallyReachable(B.getTerminator(), Inst, nullptr, &DT, &LI))
       return true;
   }
   return false;
 }
 
+// Where the user wrote I: launches come from the CUDA headers' inlined wrappers, so the location of
+// interest is the outermost call site, not the header line.
+static DebugLoc userLocation(const Instruction *I) {
+  DILocation *L = I->getDebugLoc().get();
+  while (L && L->getInlinedAt())
+    L = L->getInlinedAt();
+  return DebugLoc(L);
+}
+
 void klap_remark(KlapCtx *C, unsigned Kind, LLVMValueRef I, const char *Id, const char *Msg) {
   auto *Inst = unwrap<Instruction>(I);
   auto &ORE = C->FAM.getResult<OptimizationRemarkEmitterAnalysis>(*Inst->getFunction());
+  DiagnosticLocation Loc(userLocation(Inst));
+  const BasicBlock *Block = Inst->getParent();
   switch (Kind) {
   case 0:
-    ORE.emit([&] { return OptimizationRemark("klap", Id, Inst) << Msg; });
+    ORE.emit([&] { return OptimizationRemark("klap", Id, Loc, Block) << Msg; });
     break;
   case 1:
-    ORE.emit([&] { return OptimizationRemarkMissed("klap", Id, Inst) << Msg; });
+    ORE.emit([&] { return OptimizationRemarkMissed("klap", Id, Loc, Block) << Msg; });
     break;
   default:
-    ORE.emit([&] { return OptimizationRemarkAnalysis("klap", Id, Inst) << Msg; });
+    ORE.emit([&] { return OptimizationRemarkAnalysis("klap", Id, Loc, Block) << Msg; });
     break;
   }
+}
+
+// The user's source location of I (see userLocation); false without debug info.
+bool klap_user_location(LLVMValueRef I, char **File, unsigned *Line, unsigned *Col) {
+  DebugLoc L = userLocation(unwrap<Instruction>(I));
+  if (!L)
+    return false;
+  *File = LLVMCreateMessage(L->getFilename().str().c_str());
+  *Line = L.getLine();
+  *Col = L.getCol();
+  return true;
 }
 
 enum KlapStatistic { RecognizedLaunch = 0, UnrecognizedLaunch = 1, NormalizedLaunch = 2 };

@@ -38,8 +38,10 @@ pub struct Entry {
     pub ptsz: bool,
 }
 
-/// Decodes `[__cudaCDP2]{cudaGetParameterBuffer,cudaLaunchDevice}[V2][_ptsz]`.
+/// Decodes `[__cudaCDP2]{cudaGetParameterBuffer,cudaLaunchDevice}[V2][_ptsz]`, also as the mangled
+/// name of the CUDA headers' static wrappers that -O0 code calls (`_ZL16cudaLaunchDevicePvS_...`).
 pub fn classify_entry(name: &str) -> Option<Entry> {
+    let name = unmangle_static_function(name).unwrap_or(name);
     let (cdp2_prefix, rest) = match name.strip_prefix("__cudaCDP2") {
         Some(r) => (true, r),
         None => (false, name.strip_prefix("cuda")?),
@@ -58,6 +60,14 @@ pub fn classify_entry(name: &str) -> Option<Entry> {
         _ => return None,
     };
     Some(Entry { kind, abi, cdp2_prefix, ptsz })
+}
+
+/// The identifier of a mangled file-static function: `_ZL22cudaGetParameterBuffermm` -> its 22 characters.
+fn unmangle_static_function(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("_ZL")?;
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let len: usize = rest[..digits].parse().ok()?;
+    rest.get(digits..digits + len)
 }
 
 /// The symbol CUDA 13's libcudadevrt defines for an entry point: normalized code always uses these.
@@ -123,6 +133,9 @@ mod tests {
         let e = classify_entry("cudaGetParameterBuffer").unwrap();
         assert_eq!((e.kind, e.abi, e.cdp2_prefix, e.ptsz), (EntryKind::ParameterBuffer, Abi::V1, false, false));
         assert!(classify_entry("cudaMalloc").is_none());
+        let e = classify_entry("_ZL16cudaLaunchDevicePvS_4dim3S0_jP11CUstream_st").unwrap();
+        assert_eq!((e.kind, e.abi, e.cdp2_prefix), (EntryKind::Launch, Abi::V1, false));
+        assert!(classify_entry("_ZL99cuda").is_none());
         assert!(classify_entry("__cudaCDP2Malloc").is_none());
         assert_eq!(cdp2_symbol(EntryKind::ParameterBuffer, Abi::V2, true), "__cudaCDP2GetParameterBufferV2");
         assert_eq!(cdp2_symbol(EntryKind::Launch, Abi::V2, true), "__cudaCDP2LaunchDeviceV2_ptsz");

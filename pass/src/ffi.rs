@@ -20,13 +20,14 @@ pub struct RawCtx {
 extern "C" {
     fn klap_loop_depth(ctx: *mut RawCtx, inst: LLVMValueRef) -> u32;
     fn klap_dominates(ctx: *mut RawCtx, a: LLVMValueRef, b: LLVMValueRef) -> bool;
-    fn klap_control_divergent(ctx: *mut RawCtx, inst: LLVMValueRef) -> bool;
+    fn klap_control_divergent(ctx: *mut RawCtx, inst: LLVMValueRef, ignored: *const LLVMValueRef, n: u32) -> bool;
     fn klap_remark(ctx: *mut RawCtx, kind: u32, inst: LLVMValueRef, id: *const c_char, msg: *const c_char);
     fn klap_count(which: u32, n: u32);
     fn klap_strip_constant_offsets(ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
     fn klap_operand_string(v: LLVMValueRef) -> *mut c_char;
     fn klap_split_if_then(cond: LLVMValueRef, before: LLVMValueRef) -> LLVMValueRef;
     fn klap_errs(s: *const c_char, n: usize);
+    fn klap_user_location(inst: LLVMValueRef, file: *mut *mut c_char, line: *mut u32, col: *mut u32) -> bool;
     fn klap_ctx_module(ctx: *mut RawCtx) -> LLVMModuleRef;
     pub fn klap_register_pass_builder_callbacks(pass_builder: *mut c_void);
 }
@@ -89,9 +90,11 @@ impl Ctx {
         // SAFETY: both are instructions of one function of this module.
         unsafe { klap_dominates(self.0, a.0, b.0) }
     }
-    pub fn control_divergent(self, inst: Value) -> bool {
-        // SAFETY: inst is an instruction of this module.
-        unsafe { klap_control_divergent(self.0, inst.0) }
+    /// Whether threads can disagree on reaching `inst`, not counting branches on `ignored` conditions.
+    pub fn control_divergent(self, inst: Value, ignored: &[Value]) -> bool {
+        let raw: Vec<LLVMValueRef> = ignored.iter().map(|v| v.0).collect();
+        // SAFETY: inst is an instruction of this module; raw lives through the call.
+        unsafe { klap_control_divergent(self.0, inst.0, raw.as_ptr(), raw.len() as u32) }
     }
     pub fn remark(self, kind: RemarkKind, inst: Value, id: &str, msg: &str) {
         let (id, msg) = (c_string(id), c_string(msg));
@@ -656,23 +659,12 @@ impl Value {
             (!e.is_null()).then_some(Value(e))
         }
     }
-    /// Source location of an instruction, when it has debug info: (file, line, column).
+    /// Where the user wrote an instruction (through inlined header wrappers): (file, line, column).
     pub fn debug_location(self) -> Option<(String, u32, u32)> {
-        // SAFETY: debug-location queries on an instruction.
-        unsafe {
-            let line = LLVMGetDebugLocLine(self.0);
-            if line == 0 {
-                return None;
-            }
-            let mut len = 0u32;
-            let f = LLVMGetDebugLocFilename(self.0, &mut len);
-            let file = if f.is_null() {
-                String::new()
-            } else {
-                String::from_utf8_lossy(std::slice::from_raw_parts(f as *const u8, len as usize)).into_owned()
-            };
-            Some((file, line, LLVMGetDebugLocColumn(self.0)))
-        }
+        let (mut file, mut line, mut col) = (std::ptr::null_mut(), 0u32, 0u32);
+        // SAFETY: self is an instruction; the shim allocates the file name with LLVMCreateMessage.
+        let found = unsafe { klap_user_location(self.0, &mut file, &mut line, &mut col) };
+        found.then(|| (take_message(file), line, col))
     }
     pub fn replace_all_uses_with(self, new: Value) {
         // SAFETY: both values have the same type (callers guarantee it).

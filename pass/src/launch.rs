@@ -299,8 +299,8 @@ impl Recognizer<'_> {
         let (params, layout_size) = param_layout(self.module, child);
         if abi == Abi::V1 {
             if let Some(size) = buffer_args[1].const_int() {
-                if size != layout_size {
-                    return reject(Reason::LayoutMismatch, format!("the buffer holds {size} bytes but @{} takes {layout_size}", child.name()));
+                if size < layout_size {
+                    return reject(Reason::LayoutMismatch, format!("the buffer holds {size} bytes but the parameters of @{} take {layout_size}", child.name()));
                 }
             }
         }
@@ -322,9 +322,9 @@ impl Recognizer<'_> {
             stream_operand,
             params,
             writes,
-            null_checks,
             loop_depth: self.ctx.loop_depth(launch),
-            divergent: self.ctx.control_divergent(launch),
+            divergent: self.ctx.control_divergent(launch, &null_checks),
+            null_checks,
         })
     }
 
