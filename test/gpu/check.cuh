@@ -1,0 +1,53 @@
+// Shared helpers for the klap GPU tests in this folder (not a test itself).
+// Every program prints a few deterministic lines, then PASS (exit 0) or
+// FAIL <detail> (exit 1). Nothing printed may depend on timing or on how the
+// launches were aggregated, so the transformed and untransformed binaries must
+// print byte-identical output.
+#pragma once
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+#define CK(call)                                                               \
+  do {                                                                         \
+    cudaError_t ck_err_ = (call);                                              \
+    if (ck_err_ != cudaSuccess) {                                              \
+      std::printf("FAIL line %d: %s: %s\n", __LINE__, #call,                   \
+                  cudaGetErrorString(ck_err_));                                \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+// After a host-side <<<...>>>: catches configuration errors at once.
+#define CK_LAUNCH() CK(cudaGetLastError())
+
+// Room for every device-side launch of the untransformed program.
+static inline void setPendingLaunchLimit(size_t n) {
+  CK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, n));
+}
+
+static long long g_bad = 0;
+static char g_first[256] = "";
+
+// Records one mismatch; the first one is kept for the FAIL line.
+__attribute__((format(printf, 1, 2))) static inline void
+mismatch(const char *fmt, ...) {
+  if (g_bad++ == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(g_first, sizeof g_first, fmt, ap);
+    va_end(ap);
+  }
+}
+
+// Final verdict and exit status of main.
+static inline int finish() {
+  if (g_bad == 0) {
+    std::printf("PASS\n");
+    return 0;
+  }
+  std::printf("FAIL %lld mismatches, first: %s\n", g_bad, g_first);
+  return 1;
+}
