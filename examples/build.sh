@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds every benchmark for sm_90 with clang and the project's CUDA tree.
+#   examples/build.sh OUTDIR [extra clang flags...]          CDP versions  -> OUTDIR/<name>
+#   examples/build.sh OUTDIR --flat [extra clang flags...]   flat versions -> OUTDIR/<name>_flat
+# KLAP_BENCHES="bfs sp" limits the set; CLANGXX and KLAP_CUDA_PATH override the compiler and the CUDA tree.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+if [ $# -lt 1 ]; then
+  echo "usage: $0 OUTDIR [--flat] [extra clang flags...]" >&2
+  exit 2
+fi
+out="$1"
+shift
+suffix=""
+if [ "${1:-}" = "--flat" ]; then
+  suffix="_flat"
+  shift
+fi
+cuda="${KLAP_CUDA_PATH:-$root/.toolchain/cuda}"
+clang="${CLANGXX:-clang++-22}"
+mkdir -p "$out"
+for b in ${KLAP_BENCHES:-bfs bt gc mstf mstv qt sp sssp}; do
+  src="$here/$b/$b$suffix.cu"
+  [ -f "$src" ] || { echo "build.sh: no benchmark source $src" >&2; exit 2; }
+  echo "build.sh: $b$suffix" >&2
+  "$clang" -x cuda --cuda-path="$cuda" --cuda-gpu-arch=sm_90 -fgpu-rdc --offload-new-driver -O2 \
+    -Wno-unknown-cuda-version "$src" -o "$out/$b$suffix" \
+    -L"$cuda/lib" -lcudart_static -ldl -lrt -lpthread -Xoffload-linker "$cuda/lib/libcudadevrt.a" "$@"
+done
