@@ -33,4 +33,24 @@ fn main() {
     }
     build.flag("-Wno-unused-parameter");
     build.compile("klap_shim");
+    compile_runtime();
+}
+
+/// The device runtime, CUDA C++ compiled to NVPTX bitcode with clang-22 (no CUDA headers needed),
+/// embedded in the plugin.
+fn compile_runtime() {
+    let src = std::path::Path::new("../runtime/klap_rt.cu");
+    println!("cargo:rerun-if-changed={}", src.display());
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("klap_rt.bc");
+    let clang = std::env::var("KLAP_CLANG").unwrap_or_else(|_| "clang++-22".into());
+    let status = Command::new(&clang)
+        .args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_90"])
+        .args(["-Xclang", "-target-feature", "-Xclang", "+ptx80", "-O2", "-fgpu-rdc", "-emit-llvm", "-c"])
+        .args(["-Wall", "-Wextra", "-Werror"])
+        .arg(src)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap_or_else(|e| panic!("klap needs {clang} to build its device runtime ({e}); run scripts/setup-toolchain.sh"));
+    assert!(status.success(), "compiling the device runtime {} failed", src.display());
 }

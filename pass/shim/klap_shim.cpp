@@ -16,7 +16,11 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Transforms/IPO/AlwaysInliner.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <memory>
 
@@ -27,6 +31,20 @@ using namespace llvm;
 STATISTIC(NumLaunchesRecognized, "Device launch sites recognized");
 STATISTIC(NumLaunchesUnrecognized, "Device launch sites left alone as unrecognized");
 STATISTIC(NumLaunchesNormalized, "V1 device launches rewritten into the V2 form");
+
+static cl::opt<std::string> GranularityOpt(
+    "klap-granularity",
+    cl::desc("Kernel launch aggregation in clang's pipeline: none, warp, block or grid (default)"),
+    cl::init("grid"));
+
+static cl::opt<bool> MergeNullStreamOpt(
+    "klap-merge-null-stream",
+    cl::desc("Aggregate NULL-stream launches (assumes no ordering between the NULL-stream launches of "
+             "one thread block matters, as with fire-and-forget)"),
+    cl::init(true));
+
+static cl::opt<unsigned> PoolMiBOpt("klap-pool-size", cl::desc("Aggregation record pool, in MiB, per module"),
+                                    cl::init(64));
 
 static cl::opt<bool> NormalizeAtOptimizerLast(
     "klap-normalize",
@@ -47,6 +65,9 @@ void klap_rust_model_free(void *Model);
 void klap_rust_print_launches(void *Model, KlapCtx *Ctx);
 void klap_rust_print_graph(void *Model, KlapCtx *Ctx);
 bool klap_rust_normalize(void *Model, KlapCtx *Ctx);
+// Granularity: 0 none, 1 warp, 2 block, 3 grid.
+bool klap_rust_aggregate(void *Model, KlapCtx *Ctx, unsigned Granularity, bool MergeNullStream,
+                         uint64_t PoolBytes);
 }
 
 namespace {
@@ -97,6 +118,80 @@ struct KlapNormalizePass : PassInfoMixin<KlapNormalizePass> {
   static bool isRequired() { return true; }
 };
 
+struct KlapAggregateOptions {
+  unsigned Granularity = 3;
+  bool MergeNullStream = true;
+  uint64_t PoolBytes = 64ull << 20;
+};
+
+struct KlapAggregatePass : PassInfoMixin<KlapAggregatePass> {
+  KlapAggregateOptions Opts;
+  explicit KlapAggregatePass(KlapAggregateOptions O) : Opts(O) {}
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    if (Opts.Granularity == 0)
+      return PreservedAnalyses::all();
+    auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    KlapCtx Ctx{M, FAM};
+    bool Changed = klap_rust_aggregate(MAM.getResult<KlapLaunchAnalysis>(M).Model.get(), &Ctx, Opts.Granularity,
+                                       Opts.MergeNullStream, Opts.PoolBytes);
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
+std::optional<unsigned> parseGranularity(StringRef S) {
+  return StringSwitch<std::optional<unsigned>>(S)
+      .Case("none", 0)
+      .Case("warp", 1)
+      .Case("block", 2)
+      .Case("grid", 3)
+      .Default(std::nullopt);
+}
+
+KlapAggregateOptions optionsFromCommandLine() {
+  KlapAggregateOptions O;
+  if (auto G = parseGranularity(GranularityOpt))
+    O.Granularity = *G;
+  else
+    report_fatal_error(Twine("klap: -klap-granularity must be none, warp, block or grid, not '") + GranularityOpt +
+                       "'", /*gen_crash_diag=*/false);
+  O.MergeNullStream = MergeNullStreamOpt;
+  O.PoolBytes = uint64_t(PoolMiBOpt) << 20;
+  return O;
+}
+
+// klap<granularity=warp|block|grid|none;merge-null-stream|no-merge-null-stream;pool-mib=N>
+Expected<KlapAggregateOptions> parseAggregateParams(StringRef Params) {
+  KlapAggregateOptions O = optionsFromCommandLine();
+  while (!Params.empty()) {
+    StringRef P;
+    std::tie(P, Params) = Params.split(';');
+    if (P.consume_front("granularity=")) {
+      auto G = parseGranularity(P);
+      if (!G)
+        return make_error<StringError>("klap: granularity must be none, warp, block or grid, not '" + P.str() + "'",
+                                       inconvertibleErrorCode());
+      O.Granularity = *G;
+    } else if (P == "merge-null-stream" || P == "no-merge-null-stream") {
+      O.MergeNullStream = P == "merge-null-stream";
+    } else if (P.consume_front("pool-mib=")) {
+      unsigned MiB;
+      if (P.getAsInteger(10, MiB) || MiB == 0)
+        return make_error<StringError>("klap: pool-mib needs a positive number", inconvertibleErrorCode());
+      O.PoolBytes = uint64_t(MiB) << 20;
+    } else {
+      return make_error<StringError>("klap: unknown parameter '" + P.str() + "'", inconvertibleErrorCode());
+    }
+  }
+  return O;
+}
+
+void addAggregation(ModulePassManager &MPM, KlapAggregateOptions O) {
+  MPM.addPass(KlapNormalizePass());
+  MPM.addPass(KlapAggregatePass(O));
+  // The runtime's small accessors (the child's remapped indices) belong inline.
+  MPM.addPass(AlwaysInlinerPass());
+}
+
 } // namespace
 
 extern "C" {
@@ -118,10 +213,23 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
           MPM.addPass(KlapNormalizePass());
           return true;
         }
+        if (Name == "klap" || (Name.starts_with("klap<") && Name.ends_with(">"))) {
+          StringRef Params = Name == "klap" ? "" : Name.drop_front(5).drop_back(1);
+          auto O = parseAggregateParams(Params);
+          if (!O) {
+            errs() << toString(O.takeError()) << "\n";
+            return false;
+          }
+          addAggregation(MPM, *O);
+          return true;
+        }
         return false;
       });
   PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
-    if (NormalizeAtOptimizerLast)
+    KlapAggregateOptions O = optionsFromCommandLine();
+    if (O.Granularity != 0)
+      addAggregation(MPM, O);
+    else if (NormalizeAtOptimizerLast)
       MPM.addPass(KlapNormalizePass());
   });
 }
@@ -255,6 +363,57 @@ LLVMValueRef klap_split_if_then(LLVMValueRef Cond, LLVMValueRef Before) {
 }
 
 void klap_errs(const char *S, size_t N) { errs().write(S, N); }
+
+// Links the device runtime's bitcode into M, only what M uses, and makes what it brought internal so
+// that several translation units of one program each keep their own copy. False with a message in
+// *Error (LLVMCreateMessage) on failure.
+bool klap_link_runtime(LLVMModuleRef Dest, const char *Data, size_t Size, char **Error) {
+  Module &M = *unwrap(Dest);
+  auto Buffer = MemoryBuffer::getMemBuffer(StringRef(Data, Size), "klap_rt.bc", false);
+  auto Runtime = parseBitcodeFile(Buffer->getMemBufferRef(), M.getContext());
+  if (!Runtime) {
+    *Error = LLVMCreateMessage(toString(Runtime.takeError()).c_str());
+    return false;
+  }
+  // clang lists device variables as used; here only what M needs may come along.
+  if (GlobalVariable *Used = (*Runtime)->getGlobalVariable("llvm.compiler.used"))
+    Used->eraseFromParent();
+  (*Runtime)->setTargetTriple(M.getTargetTriple());
+  (*Runtime)->setDataLayout(M.getDataLayout());
+  StringSet<> Provided;
+  for (GlobalValue &G : (*Runtime)->global_values())
+    if (!G.isDeclaration())
+      Provided.insert(G.getName());
+  if (Linker::linkModules(M, std::move(*Runtime), Linker::LinkOnlyNeeded)) {
+    *Error = LLVMCreateMessage("linking the klap device runtime failed");
+    return false;
+  }
+  for (GlobalValue &G : M.global_values())
+    if (!G.isDeclaration() && Provided.contains(G.getName()))
+      G.setLinkage(GlobalValue::InternalLinkage);
+  return true;
+}
+
+// Clones the body of From into To (which already holds an entry block): the parameters of From become
+// Args, calls keep their targets. To's attributes become From's function attributes.
+void klap_clone_body_into(LLVMValueRef From, LLVMValueRef To, LLVMValueRef *Args, unsigned NumArgs) {
+  Function *F = unwrap<Function>(From), *T = unwrap<Function>(To);
+  ValueToValueMapTy VMap;
+  for (unsigned I = 0; I < NumArgs; ++I)
+    VMap[F->getArg(I)] = unwrap(Args[I]);
+  SmallVector<ReturnInst *, 4> Returns;
+  CallingConv::ID CC = T->getCallingConv();
+  CloneFunctionInto(T, F, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns, ".klap");
+  T->setCallingConv(CC);
+}
+
+// A copy of function F named Name, same signature.
+LLVMValueRef klap_clone_function(LLVMValueRef F, const char *Name) {
+  ValueToValueMapTy VMap;
+  Function *C = CloneFunction(unwrap<Function>(F), VMap);
+  C->setName(Name);
+  return wrap(C);
+}
 
 LLVMModuleRef klap_ctx_module(KlapCtx *C) { return wrap(&C->M); }
 

@@ -30,6 +30,9 @@ extern "C" {
     fn klap_user_location(inst: LLVMValueRef, file: *mut *mut c_char, line: *mut u32, col: *mut u32) -> bool;
     fn klap_ctx_module(ctx: *mut RawCtx) -> LLVMModuleRef;
     pub fn klap_register_pass_builder_callbacks(pass_builder: *mut c_void);
+    fn klap_link_runtime(dest: LLVMModuleRef, data: *const c_char, size: usize, error: *mut *mut c_char) -> bool;
+    fn klap_clone_body_into(from: LLVMValueRef, to: LLVMValueRef, args: *mut LLVMValueRef, n: u32);
+    fn klap_clone_function(f: LLVMValueRef, name: *const c_char) -> LLVMValueRef;
 }
 
 fn take_message(p: *mut c_char) -> String {
@@ -254,6 +257,50 @@ impl Module {
     pub fn const_int(self, ty: Type, v: u64) -> Value {
         // SAFETY: constant constructor.
         Value(unsafe { LLVMConstInt(ty.0, v, 0) })
+    }
+    /// A new function definition-to-be (no blocks yet).
+    pub fn add_function(self, name: &str, ty: Type) -> Value {
+        let n = c_string(name);
+        // SAFETY: adding a function to the module.
+        Value(unsafe { LLVMAddFunction(self.0, n.as_ptr(), ty.0) })
+    }
+    /// A global in `addrspace` with an initializer.
+    pub fn add_global(self, name: &str, init: Value, addrspace: u32, constant: bool) -> Value {
+        let n = c_string(name);
+        // SAFETY: adding a global with a constant initializer of its type.
+        unsafe {
+            let g = LLVMAddGlobalInAddressSpace(self.0, LLVMTypeOf(init.0), n.as_ptr(), addrspace);
+            LLVMSetInitializer(g, init.0);
+            LLVMSetGlobalConstant(g, constant as i32);
+            LLVMSetAlignment(g, 16);
+            Value(g)
+        }
+    }
+    /// An intrinsic's declaration (LLVM gives it the intrinsic's own attributes).
+    pub fn get_or_declare_intrinsic(self, name: &str, ty: Type) -> Value {
+        if let Some(f) = self.function(name) {
+            return f;
+        }
+        self.add_function(name, ty)
+    }
+    pub fn void_type(self) -> Type {
+        // SAFETY: type constructor.
+        Type(unsafe { LLVMVoidTypeInContext(self.context()) })
+    }
+    pub fn i1_type(self) -> Type {
+        // SAFETY: type constructor.
+        Type(unsafe { LLVMInt1TypeInContext(self.context()) })
+    }
+    /// Links klap's device runtime into the module (only what it uses).
+    pub fn link_runtime(self, bitcode: &[u8]) -> Result<(), String> {
+        let mut err = std::ptr::null_mut();
+        // SAFETY: the bitcode slice lives through the call; the shim copies what it links.
+        let ok = unsafe { klap_link_runtime(self.0, bitcode.as_ptr() as *const c_char, bitcode.len(), &mut err) };
+        if ok {
+            Ok(())
+        } else {
+            Err(take_message(err))
+        }
     }
     pub fn const_null(self, ty: Type) -> Value {
         // SAFETY: constant constructor.
@@ -692,6 +739,91 @@ impl Value {
         // SAFETY: cond is an i1 that dominates self.
         Value(unsafe { klap_split_if_then(cond.0, self.0) })
     }
+    pub fn copy_linkage_from(self, other: Value) {
+        // SAFETY: both are global values.
+        unsafe { LLVMSetLinkage(self.0, LLVMGetLinkage(other.0)) }
+    }
+    pub fn set_internal(self) {
+        // SAFETY: self is a global value.
+        unsafe { LLVMSetLinkage(self.0, llvm_sys::LLVMLinkage::LLVMInternalLinkage) }
+    }
+    /// The call just before this instruction, if it calls the function `name`.
+    pub fn previous_call_named(self, name: &str) -> Option<Value> {
+        // SAFETY: walking the instruction list.
+        let p = Value(unsafe { LLVMGetPreviousInstruction(self.0) });
+        (!p.is_null() && p.op() == Op::Call && p.called_function().is_some_and(|f| f.name() == name)).then_some(p)
+    }
+    /// The module of a function or global.
+    pub fn module(self) -> Module {
+        // SAFETY: self is a global value.
+        Module(unsafe { LLVMGetGlobalParent(self.0) })
+    }
+    pub fn set_ptx_kernel(self) {
+        // SAFETY: self is a function.
+        unsafe { LLVMSetFunctionCallConv(self.0, LLVMCallConv::LLVMPTXKernelCallConv as u32) }
+    }
+    pub fn param(self, i: u32) -> Value {
+        // SAFETY: self is a function with more than i parameters.
+        Value(unsafe { LLVMGetParam(self.0, i) })
+    }
+    /// Clones the body of function `self` into `to` (which already has an entry block), mapping
+    /// `self`'s parameters to `args`.
+    pub fn clone_body_into(self, to: Value, args: &[Value]) {
+        let mut raw: Vec<LLVMValueRef> = args.iter().map(|v| v.0).collect();
+        // SAFETY: args has one value per parameter of self, of matching types.
+        unsafe { klap_clone_body_into(self.0, to.0, raw.as_mut_ptr(), raw.len() as u32) }
+    }
+    /// A copy of function `self` named `name`.
+    pub fn clone_function(self, name: &str) -> Value {
+        let n = c_string(name);
+        // SAFETY: self is a function with a body.
+        Value(unsafe { klap_clone_function(self.0, n.as_ptr()) })
+    }
+    pub fn is_return(self) -> bool {
+        // SAFETY: self is an instruction.
+        unsafe { LLVMGetInstructionOpcode(self.0) == LLVMOpcode::LLVMRet }
+    }
+    /// Moves an instruction to the builder's position.
+    pub fn move_to(self, b: &mut Builder) {
+        // SAFETY: self is an instruction; it is reinserted at once.
+        unsafe {
+            LLVMInstructionRemoveFromParent(self.0);
+            LLVMInsertIntoBuilder(b.raw, self.0);
+        }
+    }
+    /// Points a call at another function of the same type.
+    pub fn set_called_function(self, f: Value) {
+        // SAFETY: operand count - 1 is the callee of a call.
+        unsafe { LLVMSetOperand(self.0, (LLVMGetNumOperands(self.0) - 1) as u32, f.0) }
+    }
+    /// Marks call argument `index` `byval(ty) align 4`.
+    pub fn set_call_arg_byval(self, index: u32, ty: Type, module: Module) {
+        // SAFETY: attribute creation in the module's context, added to a call site.
+        unsafe {
+            let byval = LLVMGetEnumAttributeKindForName(c"byval".as_ptr(), 5);
+            LLVMAddCallSiteAttribute(self.0, index + 1, LLVMCreateTypeAttribute(module.context(), byval, ty.0));
+            let align = LLVMGetEnumAttributeKindForName(c"align".as_ptr(), 5);
+            LLVMAddCallSiteAttribute(self.0, index + 1, LLVMCreateEnumAttribute(module.context(), align, 4));
+        }
+    }
+    /// Marks parameter `index` of a function `byval(ty) align 4`.
+    pub fn set_param_byval(self, index: u32, ty: Type, module: Module) {
+        // SAFETY: attribute creation in the module's context, added to a function.
+        unsafe {
+            let byval = LLVMGetEnumAttributeKindForName(c"byval".as_ptr(), 5);
+            LLVMAddAttributeAtIndex(self.0, index + 1, LLVMCreateTypeAttribute(module.context(), byval, ty.0));
+            let align = LLVMGetEnumAttributeKindForName(c"align".as_ptr(), 5);
+            LLVMAddAttributeAtIndex(self.0, index + 1, LLVMCreateEnumAttribute(module.context(), align, 4));
+        }
+    }
+    pub fn erase_function(self) {
+        // SAFETY: self is a function without uses.
+        unsafe { LLVMDeleteFunction(self.0) }
+    }
+    pub fn entry_block(self) -> Value {
+        // SAFETY: self is a function with a body.
+        Value(unsafe { LLVMBasicBlockAsValue(LLVMGetEntryBasicBlock(self.0)) })
+    }
     pub fn next_instruction(self) -> Option<Value> {
         // SAFETY: walking the instruction list.
         let n = unsafe { LLVMGetNextInstruction(self.0) };
@@ -713,6 +845,60 @@ impl Builder {
             LLVMPositionBuilderBefore(raw, inst.0);
             Builder { raw, module }
         }
+    }
+    pub fn at_end(module: Module, block: Value) -> Builder {
+        // SAFETY: a builder in the module's context at the end of a live block.
+        unsafe {
+            let raw = LLVMCreateBuilderInContext(module.context());
+            LLVMPositionBuilderAtEnd(raw, LLVMValueAsBasicBlock(block.0));
+            Builder { raw, module }
+        }
+    }
+    pub fn position_at_end(&mut self, block: Value) {
+        // SAFETY: block is a live block of the module.
+        unsafe { LLVMPositionBuilderAtEnd(self.raw, LLVMValueAsBasicBlock(block.0)) }
+    }
+    pub fn call_not(&mut self, v: Value) -> Value {
+        // SAFETY: v is an integer.
+        Value(unsafe { LLVMBuildNot(self.raw, v.0, c"".as_ptr()) })
+    }
+    pub fn br(&mut self, dest: Value) -> Value {
+        // SAFETY: dest is a block value.
+        Value(unsafe { LLVMBuildBr(self.raw, LLVMValueAsBasicBlock(dest.0)) })
+    }
+    pub fn cond_br(&mut self, cond: Value, then: Value, otherwise: Value) -> Value {
+        // SAFETY: cond is an i1; the destinations are block values.
+        unsafe {
+            Value(LLVMBuildCondBr(self.raw, cond.0, LLVMValueAsBasicBlock(then.0), LLVMValueAsBasicBlock(otherwise.0)))
+        }
+    }
+    pub fn ret_void(&mut self) -> Value {
+        // SAFETY: the builder is at the end of a block of a void function.
+        Value(unsafe { LLVMBuildRetVoid(self.raw) })
+    }
+    pub fn freeze_poison(&mut self, ty: Type) -> Value {
+        // SAFETY: a freeze of a poison constant of a first-class type.
+        Value(unsafe { LLVMBuildFreeze(self.raw, LLVMGetPoison(ty.0), c"".as_ptr()) })
+    }
+    pub fn alloca(&mut self, ty: Type, align: u32) -> Value {
+        // SAFETY: an alloca of a sized type.
+        unsafe {
+            let a = LLVMBuildAlloca(self.raw, ty.0, c"".as_ptr());
+            LLVMSetAlignment(a, align);
+            Value(a)
+        }
+    }
+    pub fn mul(&mut self, a: Value, b: Value) -> Value {
+        // SAFETY: integer operands of one type.
+        Value(unsafe { LLVMBuildMul(self.raw, a.0, b.0, c"".as_ptr()) })
+    }
+    pub fn zext(&mut self, v: Value, ty: Type) -> Value {
+        // SAFETY: v is a narrower integer than ty.
+        Value(unsafe { LLVMBuildZExt(self.raw, v.0, ty.0, c"".as_ptr()) })
+    }
+    pub fn extract_value(&mut self, agg: Value, index: u32) -> Value {
+        // SAFETY: index is a field of agg's struct type.
+        Value(unsafe { LLVMBuildExtractValue(self.raw, agg.0, index, c"".as_ptr()) })
     }
     pub fn position_before(&mut self, inst: Value) {
         // SAFETY: inst is a live instruction of the same module.
@@ -780,6 +966,13 @@ impl Drop for Builder {
         // SAFETY: the builder was created by this struct.
         unsafe { LLVMDisposeBuilder(self.raw) }
     }
+}
+
+/// A new block at the end of function `f`.
+pub fn append_block(module: Module, f: Value, name: &str) -> Value {
+    let n = c_string(name);
+    // SAFETY: appending a block to a function.
+    unsafe { Value(LLVMBasicBlockAsValue(LLVMAppendBasicBlockInContext(module.context(), f.0, n.as_ptr()))) }
 }
 
 /// The first instruction of a block value.
@@ -860,4 +1053,18 @@ pub extern "C" fn klap_rust_normalize(model: *mut c_void, ctx: *mut RawCtx) -> b
     // SAFETY: ctx is the live context the shim passed in.
     let module = Module(unsafe { klap_ctx_module(ctx) });
     crate::normalize::run(module, model, Ctx(ctx))
+}
+
+#[no_mangle]
+pub extern "C" fn klap_rust_aggregate(model: *mut c_void, ctx: *mut RawCtx, granularity: u32, merge_null_stream: bool, pool_bytes: u64) -> bool {
+    let model = model_ref(model);
+    // SAFETY: ctx is the live context the shim passed in.
+    let module = Module(unsafe { klap_ctx_module(ctx) });
+    let granularity = match granularity {
+        1 => crate::aggregate::Granularity::Warp,
+        2 => crate::aggregate::Granularity::Block,
+        _ => crate::aggregate::Granularity::Grid,
+    };
+    let options = crate::aggregate::Options { granularity, merge_null_stream, pool_bytes };
+    crate::aggregate::run(module, model, Ctx(ctx), &options)
 }

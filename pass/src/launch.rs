@@ -151,6 +151,16 @@ fn reject<T>(reason: Reason, detail: impl Into<String>) -> Result<T, Rejection> 
 /// Builds the model of `module`; emits an analysis remark for every recognized launch and a missed
 /// remark for every other one.
 pub fn analyze(module: Module, ctx: Ctx) -> LaunchModel {
+    analyze_with(module, ctx, true)
+}
+
+/// The model of a module a klap pass has just changed: without remarks or statistics, which the first
+/// analysis gave already.
+pub fn analyze_quietly(module: Module, ctx: Ctx) -> LaunchModel {
+    analyze_with(module, ctx, false)
+}
+
+fn analyze_with(module: Module, ctx: Ctx, report: bool) -> LaunchModel {
     let mut model = LaunchModel { nvptx: module.is_nvptx(), triple: module.triple(), ..Default::default() };
     if !model.nvptx {
         return model;
@@ -178,8 +188,10 @@ pub fn analyze(module: Module, ctx: Ctx) -> LaunchModel {
                 Ok(mut site) => {
                     site.caller_is_kernel = kernel_set.contains(&f);
                     site.reached_from = reach.get(&f).cloned().unwrap_or_default();
-                    Remark::Recognized.emit(ctx, inst, &site.summary());
-                    if !site.caller_is_kernel {
+                    if report {
+                        Remark::Recognized.emit(ctx, inst, &site.summary());
+                    }
+                    if report && !site.caller_is_kernel {
                         let kernels: Vec<String> = site.reached_from.iter().map(|k| format!("@{}", k.name())).collect();
                         let from = if kernels.is_empty() { "no kernel".to_string() } else { kernels.join(", ") };
                         Remark::LaunchInDeviceFunction.emit(ctx, inst, &format!("launch in device function @{} reached from {from}", f.name()));
@@ -187,14 +199,18 @@ pub fn analyze(module: Module, ctx: Ctx) -> LaunchModel {
                     model.sites.push(site);
                 }
                 Err(Rejection(reason, detail)) => {
-                    reason.remark().emit(ctx, inst, &detail);
+                    if report {
+                        reason.remark().emit(ctx, inst, &detail);
+                    }
                     model.unrecognized.push(Unrecognized { caller: f, launch: inst, abi: entry.abi, reason, detail });
                 }
             }
         }
     }
-    crate::ffi::count(crate::ffi::Statistic::RecognizedLaunch, model.sites.len());
-    crate::ffi::count(crate::ffi::Statistic::UnrecognizedLaunch, model.unrecognized.len());
+    if report {
+        crate::ffi::count(crate::ffi::Statistic::RecognizedLaunch, model.sites.len());
+        crate::ffi::count(crate::ffi::Statistic::UnrecognizedLaunch, model.unrecognized.len());
+    }
     model
 }
 

@@ -5,6 +5,7 @@
 //! of [`launch`].
 
 pub mod abi;
+pub mod aggregate;
 pub mod ffi;
 pub mod graph;
 pub mod launch;

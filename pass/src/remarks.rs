@@ -18,6 +18,11 @@ pub enum Remark {
     LaunchInDeviceFunction,
     Normalized,
     NotNormalized,
+    Aggregated,
+    StreamNotAggregated,
+    NullStreamKept,
+    ChildNotDefined,
+    WarpFallback,
 }
 
 impl Remark {
@@ -36,13 +41,18 @@ impl Remark {
             Remark::LaunchInDeviceFunction => "KLAP110",
             Remark::Normalized => "KLAP120",
             Remark::NotNormalized => "KLAP121",
+            Remark::Aggregated => "KLAP200",
+            Remark::StreamNotAggregated => "KLAP201",
+            Remark::NullStreamKept => "KLAP202",
+            Remark::ChildNotDefined => "KLAP203",
+            Remark::WarpFallback => "KLAP204",
         }
     }
 
     pub fn kind(self) -> RemarkKind {
         match self {
-            Remark::Recognized | Remark::LaunchInDeviceFunction => RemarkKind::Analysis,
-            Remark::Normalized => RemarkKind::Passed,
+            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::WarpFallback => RemarkKind::Analysis,
+            Remark::Normalized | Remark::Aggregated => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -51,7 +61,9 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
+            Remark::Aggregated | Remark::WarpFallback => "",
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
+            Remark::StreamNotAggregated | Remark::NullStreamKept | Remark::ChildNotDefined => "launch not aggregated: ",
             _ => "launch left unchanged: ",
         }
     }

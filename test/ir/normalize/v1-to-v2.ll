@@ -1,5 +1,6 @@
 ; klap-normalize re-emits a V1 launch in the V2 form at the launch point: the V2 parameter buffer with
-; the grid and block as dim3 values, a null check, the argument stores, __cudaCDP2LaunchDeviceV2.
+; the grid and block passed byval (as clang passes a dim3), a null check, the argument stores,
+; __cudaCDP2LaunchDeviceV2.
 ; The V1 calls, their stores and the dim3 stack objects are gone.
 ; RUN: %opt -load-pass-plugin=%plugin -passes=klap-normalize -S %s -o - | FileCheck %s
 
@@ -16,13 +17,17 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK-NOT:     alloca
+; CHECK-NEXT:  entry:
+; CHECK-NEXT:    [[BLOCK:%.*]] = alloca %struct.dim3, align 4
+; CHECK-NEXT:    [[GRID:%.*]] = alloca %struct.dim3, align 4
 ; CHECK-NOT:     @__cudaCDP2GetParameterBuffer(
 ; CHECK:         %blocks = udiv i32 %n, 64
 ; CHECK-NEXT:    [[G:%.*]] = insertvalue %struct.dim3 poison, i32 %blocks, 0
 ; CHECK-NEXT:    [[G1:%.*]] = insertvalue %struct.dim3 [[G]], i32 1, 1
 ; CHECK-NEXT:    [[G2:%.*]] = insertvalue %struct.dim3 [[G1]], i32 1, 2
-; CHECK-NEXT:    [[BUF:%.*]] = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, %struct.dim3 [[G2]], %struct.dim3 { i32 64, i32 1, i32 1 }, i32 0)
+; CHECK-NEXT:    store %struct.dim3 [[G2]], ptr [[GRID]], align 4
+; CHECK-NEXT:    store %struct.dim3 { i32 64, i32 1, i32 1 }, ptr [[BLOCK]], align 4
+; CHECK-NEXT:    [[BUF:%.*]] = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, ptr byval(%struct.dim3) align 4 [[GRID]], ptr byval(%struct.dim3) align 4 [[BLOCK]], i32 0)
 ; CHECK-NEXT:    [[OK:%.*]] = icmp ne ptr [[BUF]], null
 ; CHECK-NEXT:    br i1 [[OK]], label %[[THEN:.*]], label %[[JOIN:.*]]
 ; CHECK:       [[THEN]]:
@@ -33,6 +38,7 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 ; CHECK-NEXT:    br label %[[JOIN]]
 ; CHECK-NOT:     @__cudaCDP2LaunchDevice(
 ; CHECK:         ret void
+; CHECK: declare ptr @__cudaCDP2GetParameterBufferV2(ptr, ptr byval(%struct.dim3) align 4, ptr byval(%struct.dim3) align 4, i32)
 define ptx_kernel void @parent(ptr %out, i32 %n) {
 entry:
   %grid = alloca %struct.dim3, align 8

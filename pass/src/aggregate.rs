@@ -1,0 +1,504 @@
+//! `klap<granularity=warp|block|grid>`: kernel launch aggregation (KLAP, MICRO 2016), rebuilt for
+//! CDP2 on sm_90 and for IR.
+//!
+//! Child side: every launched kernel K gets a variant `K__klap(ptr chunk)` that serves many launches'
+//! worth of blocks: its blocks find their launch record (the runtime's binary search over the records'
+//! block ranges), load that record's arguments, remap the index registers (threadIdx, blockIdx,
+//! blockDim, gridDim in x, y, z) onto the record, in K and in the device functions it calls, and
+//! return at once where the thread is beyond the record's block size.
+//!
+//! Parent side: a launch registers a record (one 64-bit atomic hands out the record index and its
+//! first child block) and writes its arguments into it; the aggregated launch is made
+//! - warp: by the lowest lane of the lanes that reached the launch together, right there;
+//! - block / grid: by the thread that completes the block's / grid's exit count, at kernel exit.
+//!
+//! Deferring a launch to the end of its scope needs no control-flow-to-data-flow conversion: under
+//! CDP2 a parent never waits for its children, so a launch made later in the same parent grid is
+//! indistinguishable to it, and launches in divergent code and in loops simply register more records.
+//! When a record cannot be had (pool exhausted, chunk full) the original launch is made instead, and
+//! if the aggregated launch fails its records are launched one by one: a launch is never lost.
+
+use crate::abi::Stream;
+use crate::ffi::{first_instruction, Builder, Ctx, Module, Op, Type, Value};
+use crate::launch::{self, param_layout, LaunchModel, LaunchSite};
+use crate::normalize::{dim3_fields, emit_launch, erase_site, ArgValues, CanonicalEntries};
+use crate::remarks::Remark;
+use std::collections::{HashMap, HashSet};
+
+static RUNTIME_BITCODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/klap_rt.bc"));
+
+/// Launch groups a block or grid scope can hold (the runtime's MAX_GROUPS).
+const MAX_GROUPS: usize = 4;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Granularity {
+    Warp,
+    Block,
+    Grid,
+}
+
+impl Granularity {
+    fn as_str(self) -> &'static str {
+        match self {
+            Granularity::Warp => "warp",
+            Granularity::Block => "block",
+            Granularity::Grid => "grid",
+        }
+    }
+}
+
+pub struct Options {
+    pub granularity: Granularity,
+    pub merge_null_stream: bool,
+    pub pool_bytes: u64,
+}
+
+/// The aggregated variant of a child kernel.
+struct Variant {
+    function: Value,
+    /// Where the original kernel's code starts (after the record lookup and argument loads).
+    body_start: Value,
+    /// The return of threads beyond their record's block size.
+    masked_return: Value,
+    param_size: u64,
+}
+
+/// Why a recognized launch is not aggregated, or None.
+fn ineligible(site: &LaunchSite, options: &Options) -> Option<(Remark, String)> {
+    if site.child.is_declaration() {
+        return Some((Remark::ChildNotDefined, format!("@{} is defined in another translation unit", site.child.name())));
+    }
+    match site.stream {
+        Stream::Null if !options.merge_null_stream => Some((
+            Remark::NullStreamKept,
+            "NULL-stream launches are kept in order (-klap-merge-null-stream=false)".into(),
+        )),
+        Stream::Null | Stream::FireAndForget | Stream::Tail => None,
+        other => Some((Remark::StreamNotAggregated, format!("launches into a {} stream keep their stream's order", other.as_str()))),
+    }
+}
+
+pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> bool {
+    if !model.nvptx {
+        return false;
+    }
+    let mut children: Vec<Value> = Vec::new();
+    for site in &model.sites {
+        match ineligible(site, options) {
+            Some((remark, why)) => remark.emit(ctx, site.launch, &why),
+            None if !children.contains(&site.child) => children.push(site.child),
+            None => {}
+        }
+    }
+    if children.is_empty() {
+        return false;
+    }
+    let names = Runtime::declare(module);
+    let pool = define_pool(module, options.pool_bytes);
+    if let Err(e) = module.link_runtime(RUNTIME_BITCODE) {
+        crate::ffi::write_errs(&format!("klap: error: {e}\n"));
+        return false;
+    }
+    // Each translation unit keeps its own pool, like the runtime it linked.
+    for g in pool {
+        g.set_internal();
+    }
+    let runtime = Runtime::lookup(module, &names);
+
+    let mut sreg_clones = HashMap::new();
+    let readers = sreg_readers(module);
+    let variants: HashMap<Value, Variant> =
+        children.iter().map(|&k| (k, make_variant(module, &runtime, k, &readers, &mut sreg_clones))).collect();
+    let by_function: HashMap<Value, &Variant> = variants.values().map(|v| (v.function, v)).collect();
+
+    // The variants hold launches too (multi-level and recursive launching): look again.
+    let model = launch::analyze_quietly(module, ctx);
+    let entries = CanonicalEntries::get(module);
+    let mut per_caller: Vec<(Value, Vec<&LaunchSite>)> = Vec::new();
+    for site in model.sites.iter().filter(|s| variants.contains_key(&s.child) && ineligible(s, options).is_none()) {
+        match per_caller.iter_mut().find(|(c, _)| *c == site.caller) {
+            Some((_, v)) => v.push(site),
+            None => per_caller.push((site.caller, vec![site])),
+        }
+    }
+    for (caller, sites) in per_caller {
+        let in_variant = by_function.get(&caller).copied();
+        let quiet = in_variant.is_some();
+        let scoped = options.granularity != Granularity::Warp && sites[0].caller_is_kernel;
+        let mut groups: Vec<(Value, Stream)> = Vec::new();
+        let mut warp_sites = Vec::new();
+        let mut scope_sites = Vec::new();
+        for site in sites {
+            let key = (site.child, site.stream);
+            if scoped && (groups.contains(&key) || groups.len() < MAX_GROUPS) {
+                if !groups.contains(&key) {
+                    groups.push(key);
+                }
+                scope_sites.push(site);
+            } else {
+                if !quiet && options.granularity != Granularity::Warp {
+                    let why = if scoped { "more than four launch groups in one kernel" } else { "the launch is in a device function" };
+                    Remark::WarpFallback.emit(ctx, site.launch, &format!("{why}: aggregated at warp granularity"));
+                }
+                warp_sites.push(site);
+            }
+        }
+        for site in warp_sites {
+            if !quiet {
+                Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(site, Granularity::Warp));
+            }
+            aggregate_at_warp(module, &runtime, &entries, site, &variants[&site.child]);
+        }
+        if !scope_sites.is_empty() {
+            for site in &scope_sites {
+                if !quiet {
+                    Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(site, options.granularity));
+                }
+            }
+            aggregate_in_scope(module, &runtime, &entries, caller, &scope_sites, &groups, &variants, in_variant, options.granularity);
+        }
+    }
+    entries.retire_replaced();
+    runtime.retire_unused(module);
+    true
+}
+
+fn aggregated_message(site: &LaunchSite, g: Granularity) -> String {
+    format!("launch of @{} aggregated at {} granularity ({} argument bytes per record)", site.child.name(), g.as_str(), param_layout(site.child.module(), site.child).1)
+}
+
+// ---- the device runtime's entry points ---------------------------------------------------------
+
+struct Runtime {
+    functions: HashMap<&'static str, Value>,
+}
+
+impl Runtime {
+    /// Declares what the pass may call, so that linking the runtime brings exactly those in; returns
+    /// their names.
+    fn declare(module: Module) -> Vec<&'static str> {
+        let (ptr, i32t, i64t, i1t, void) = (module.ptr_type(), module.i32_type(), module.i64_type(), module.i1_type(), module.void_type());
+        let mut sigs: Vec<(&'static str, Type, Vec<Type>)> = vec![
+            ("__klap_register", ptr, vec![ptr, i32t, i32t, i32t, i32t, i32t, i32t, i32t]),
+            ("__klap_launch_chunk", void, vec![ptr, ptr, ptr, i32t, ptr]),
+            ("__klap_active_mask", i32t, vec![]),
+            ("__klap_warp_chunk", ptr, vec![i32t, i32t]),
+            ("__klap_warp_leader", i1t, vec![i32t]),
+            ("__klap_block_enter", ptr, vec![i32t; 5]),
+            ("__klap_grid_enter", ptr, vec![i32t; 5]),
+            ("__klap_scope_chunk", ptr, vec![ptr, i32t]),
+            ("__klap_scope_exit", i1t, vec![ptr, i64t]),
+            ("__klap_grid_release", void, vec![ptr]),
+            ("__klap_child_enter", ptr, vec![ptr]),
+            ("__klap_child_exit", void, vec![]),
+            ("__klap_child_block_threads", i64t, vec![]),
+            ("__klap_child_grid_threads", i64t, vec![]),
+        ];
+        for name in SREG_ACCESSORS {
+            sigs.push((name, i32t, vec![]));
+        }
+        sigs.into_iter()
+            .map(|(name, ret, params)| {
+                module.get_or_declare(name, module.function_type(ret, &params));
+                name
+            })
+            .collect()
+    }
+
+    /// The runtime's functions as linked into the module.
+    fn lookup(module: Module, names: &[&'static str]) -> Runtime {
+        Runtime { functions: names.iter().map(|&n| (n, module.function(n).expect("runtime function linked"))).collect() }
+    }
+
+    fn f(&self, name: &str) -> Value {
+        self.functions[name]
+    }
+
+    /// Removes the runtime functions nothing ended up calling.
+    fn retire_unused(&self, module: Module) {
+        loop {
+            let dead: Vec<Value> = module
+                .functions()
+                .into_iter()
+                .filter(|f| (f.name().starts_with("__klap_")) && f.users().is_empty())
+                .collect();
+            if dead.is_empty() {
+                break;
+            }
+            for f in dead {
+                f.erase_function();
+            }
+        }
+    }
+}
+
+/// The pool the runtime hands records out of, `klap_pool`, and its size `klap_pool_bytes`: external
+/// until the runtime is linked against them.
+fn define_pool(module: Module, bytes: u64) -> Vec<Value> {
+    const GLOBAL_ADDRSPACE: u32 = 1;
+    let pool_ty = module.array_type(module.i8_type(), bytes);
+    vec![
+        module.add_global("klap_pool", module.const_null(pool_ty), GLOBAL_ADDRSPACE, false),
+        module.add_global("klap_pool_bytes", module.const_int(module.i64_type(), bytes), GLOBAL_ADDRSPACE, true),
+    ]
+}
+
+// ---- child side --------------------------------------------------------------------------------
+
+const SREG_ACCESSORS: [&str; 12] = [
+    "__klap_tid_x", "__klap_tid_y", "__klap_tid_z", "__klap_ntid_x", "__klap_ntid_y", "__klap_ntid_z",
+    "__klap_ctaid_x", "__klap_ctaid_y", "__klap_ctaid_z", "__klap_nctaid_x", "__klap_nctaid_y", "__klap_nctaid_z",
+];
+
+/// The runtime accessor replacing a read of an index register, e.g. `llvm.nvvm.read.ptx.sreg.ctaid.x`.
+fn sreg_accessor(intrinsic: &str) -> Option<&'static str> {
+    let rest = intrinsic.strip_prefix("llvm.nvvm.read.ptx.sreg.")?;
+    let wanted = format!("__klap_{}", rest.replace('.', "_"));
+    SREG_ACCESSORS.iter().copied().find(|a| *a == wanted)
+}
+
+/// Functions whose code (or whose callees' code) reads an index register.
+fn sreg_readers(module: Module) -> HashSet<Value> {
+    let defined: Vec<Value> = module.functions().into_iter().filter(|f| !f.is_declaration() && !f.name().starts_with("__klap_")).collect();
+    let calls: HashMap<Value, Vec<Value>> = defined
+        .iter()
+        .map(|&f| (f, f.all_instructions().into_iter().filter(|i| i.op() == Op::Call).filter_map(|i| i.called_function()).collect()))
+        .collect();
+    let mut readers: HashSet<Value> =
+        defined.iter().copied().filter(|f| calls[f].iter().any(|c| sreg_accessor(&c.name()).is_some())).collect();
+    loop {
+        let before = readers.len();
+        for &f in &defined {
+            if calls[&f].iter().any(|c| readers.contains(c)) {
+                readers.insert(f);
+            }
+        }
+        if readers.len() == before {
+            return readers;
+        }
+    }
+}
+
+/// Points the index-register reads of `f` at the record's values, through copies of the device
+/// functions that read them (the originals keep serving their other callers).
+fn remap_sregs(runtime: &Runtime, f: Value, readers: &HashSet<Value>, clones: &mut HashMap<Value, Value>) {
+    for inst in f.all_instructions().into_iter().filter(|i| i.op() == Op::Call) {
+        let Some(callee) = inst.called_function() else { continue };
+        if let Some(accessor) = sreg_accessor(&callee.name()) {
+            inst.set_called_function(runtime.f(accessor));
+        } else if readers.contains(&callee) && !callee.is_ptx_kernel_cc() {
+            let clone = match clones.get(&callee) {
+                Some(&c) => c,
+                None => {
+                    // PTX names take no dots; the copy is this module's own.
+                    let c = callee.clone_function(&format!("{}__klap", callee.name()));
+                    c.set_internal();
+                    clones.insert(callee, c);
+                    remap_sregs(runtime, c, readers, clones);
+                    c
+                }
+            };
+            inst.set_called_function(clone);
+        }
+    }
+}
+
+fn make_variant(module: Module, runtime: &Runtime, kernel: Value, readers: &HashSet<Value>, clones: &mut HashMap<Value, Value>) -> Variant {
+    let ptr = module.ptr_type();
+    let (params, param_size) = param_layout(module, kernel);
+    let f = module.add_function(&format!("{}__klap", kernel.name()), module.function_type(module.void_type(), &[ptr]));
+    f.set_ptx_kernel();
+    f.copy_linkage_from(kernel);
+    f.param(0).set_name("klap.chunk");
+    let entry = crate::ffi::append_block(module, f, "klap.entry");
+    let mut b = Builder::at_end(module, entry);
+    let placeholders: Vec<Value> = kernel.params().iter().map(|p| b.freeze_poison(p.ty())).collect();
+    kernel.clone_body_into(f, &placeholders);
+    let body = f.blocks()[1];
+
+    // The kernel's stack objects stay in the entry block, so they remain static allocas.
+    let first_placeholder = placeholders.first().copied();
+    for inst in body.instructions().into_iter().take_while(|i| i.op() == Op::Alloca) {
+        match first_placeholder {
+            Some(p) => b.position_before(p),
+            None => b.position_at_end(entry),
+        }
+        inst.move_to(&mut b);
+    }
+    b.position_at_end(entry);
+    let args = b.call(runtime.f("__klap_child_enter"), &[f.param(0)]);
+    let active = b.is_not_null(args);
+    let masked = crate::ffi::append_block(module, f, "klap.masked");
+    b.cond_br(active, body, masked);
+    b.position_at_end(masked);
+    let masked_return = b.ret_void();
+
+    let body_start = first_instruction(body);
+    b.position_before(body_start);
+    for (p, (placeholder, param)) in kernel.params().iter().zip(placeholders.iter().zip(&params)) {
+        let at = b.byte_gep(args, param.offset);
+        let value = if param.byval {
+            // A kernel may write its by-value struct; each thread gets its own copy, as before.
+            let copy = crate::normalize::entry_alloca(module, f, param.ty, param.align as u32);
+            let v = b.load(param.ty, at, param.align.min(16) as u32);
+            b.store(v, copy, param.align as u32);
+            copy
+        } else {
+            b.load(p.ty(), at, param.align.min(16) as u32)
+        };
+        placeholder.replace_all_uses_with(value);
+        placeholder.erase();
+    }
+    for ret in f.all_instructions().into_iter().filter(|i| i.is_return() && *i != masked_return) {
+        b.position_before(ret);
+        b.call(runtime.f("__klap_child_exit"), &[]);
+    }
+    remap_sregs(runtime, f, readers, clones);
+    Variant { function: f, body_start, masked_return, param_size }
+}
+
+// ---- parent side -------------------------------------------------------------------------------
+
+/// Registers the launch at `site` in `chunk`; where no record can be had, the original launch is made.
+/// Returns nothing: the site is replaced.
+fn register_or_launch(module: Module, runtime: &Runtime, entries: &CanonicalEntries, site: &LaunchSite, chunk: Value, b: &mut Builder) {
+    let args = ArgValues::capture(module, site);
+    b.position_before(site.launch);
+    let [gx, gy, gz] = dim3_fields(module, b, &site.grid);
+    let [bx, by, bz] = dim3_fields(module, b, &site.block);
+    let record = b.call(runtime.f("__klap_register"), &[chunk, gx, gy, gz, bx, by, bz, site.smem]);
+    let has_record = b.is_not_null(record);
+    let then_end = site.launch.split_if_then(has_record);
+    b.position_before(then_end);
+    args.store_into(b, record);
+    // The else side: the original launch, for threads that got no record.
+    b.position_before(site.launch);
+    let no_record = b.call_not(has_record);
+    let else_end = site.launch.split_if_then(no_record);
+    emit_launch(module, entries, site, &args, else_end);
+    if !site.launch.users().is_empty() {
+        // The launch's result: success for a registered launch.
+        site.launch.replace_all_uses_with(module.const_int(module.i32_type(), 0));
+    }
+    erase_site(site);
+}
+
+fn aggregate_at_warp(module: Module, runtime: &Runtime, entries: &CanonicalEntries, site: &LaunchSite, variant: &Variant) {
+    let mut b = Builder::before(module, site.launch);
+    let mask = b.call(runtime.f("__klap_active_mask"), &[]);
+    let size = module.const_int(module.i32_type(), variant.param_size);
+    let chunk = b.call(runtime.f("__klap_warp_chunk"), &[mask, size]);
+    // After the registration (or the lane's own launch), the lanes meet again and one launches.
+    let after = site.launch.next_instruction().expect("a launch is never a terminator");
+    register_or_launch(module, runtime, entries, site, chunk, &mut b);
+    b.position_before(after);
+    let leader = b.call(runtime.f("__klap_warp_leader"), &[mask]);
+    let leader_end = after.split_if_then(leader);
+    b.position_before(leader_end);
+    launch_chunk(module, runtime, &mut b, chunk, site.child, site.stream_operand, variant);
+}
+
+fn launch_chunk(module: Module, runtime: &Runtime, b: &mut Builder, chunk: Value, child: Value, stream: Value, variant: &Variant) {
+    let size = module.const_int(module.i32_type(), variant.param_size);
+    b.call(runtime.f("__klap_launch_chunk"), &[chunk, variant.function, child, size, stream]);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn aggregate_in_scope(
+    module: Module,
+    runtime: &Runtime,
+    entries: &CanonicalEntries,
+    kernel: Value,
+    sites: &[&LaunchSite],
+    groups: &[(Value, Stream)],
+    variants: &HashMap<Value, Variant>,
+    in_variant: Option<&Variant>,
+    granularity: Granularity,
+) {
+    let i32t = module.i32_type();
+    // Entry: every thread still runs here.
+    let start = match in_variant {
+        Some(v) => v.body_start,
+        None => first_instruction(kernel.entry_block()),
+    };
+    let start = skip_allocas(start);
+    let mut b = Builder::before(module, start);
+    let mut enter_args = vec![module.const_int(i32t, groups.len() as u64)];
+    for g in 0..MAX_GROUPS {
+        let size = groups.get(g).map(|(child, _)| variants[child].param_size).unwrap_or(0);
+        enter_args.push(module.const_int(i32t, size));
+    }
+    let enter = if granularity == Granularity::Grid { "__klap_grid_enter" } else { "__klap_block_enter" };
+    let scope = b.call(runtime.f(enter), &enter_args);
+
+    // Exit: every return but a variant's early one for threads beyond their record.
+    let returns: Vec<Value> = kernel
+        .all_instructions()
+        .into_iter()
+        .filter(|i| i.is_return() && Some(*i) != in_variant.map(|v| v.masked_return))
+        .collect();
+
+    for site in sites {
+        let group = groups.iter().position(|g| *g == (site.child, site.stream)).unwrap();
+        b.position_before(site.launch);
+        let chunk = b.call(runtime.f("__klap_scope_chunk"), &[scope, module.const_int(i32t, group as u64)]);
+        register_or_launch(module, runtime, entries, site, chunk, &mut b);
+    }
+
+    let streams: Vec<Value> = groups
+        .iter()
+        .map(|(child, stream)| {
+            let site = sites.iter().find(|s| s.child == *child && s.stream == *stream).unwrap();
+            site.stream_operand
+        })
+        .collect();
+    for ret in returns {
+        // A variant's own exit bookkeeping goes last: the scope still reads the child's record.
+        let at = match ret.previous_call_named("__klap_child_exit") {
+            Some(call) => call,
+            None => ret,
+        };
+        b.position_before(at);
+        let expected = expected_threads(module, runtime, &mut b, granularity, in_variant.is_some());
+        let last = b.call(runtime.f("__klap_scope_exit"), &[scope, expected]);
+        let last_end = at.split_if_then(last);
+        b.position_before(last_end);
+        for (g, (child, _)) in groups.iter().enumerate() {
+            let chunk = b.call(runtime.f("__klap_scope_chunk"), &[scope, module.const_int(i32t, g as u64)]);
+            launch_chunk(module, runtime, &mut b, chunk, *child, streams[g], &variants[child]);
+        }
+        if granularity == Granularity::Grid {
+            b.call(runtime.f("__klap_grid_release"), &[scope]);
+        }
+    }
+}
+
+fn skip_allocas(mut inst: Value) -> Value {
+    while inst.op() == Op::Alloca {
+        inst = inst.next_instruction().unwrap();
+    }
+    inst
+}
+
+/// The threads a scope's exit count waits for: the block's or the grid's; in a variant, those that
+/// serve records (the others returned at entry).
+fn expected_threads(module: Module, runtime: &Runtime, b: &mut Builder, granularity: Granularity, in_variant: bool) -> Value {
+    let i64t = module.i64_type();
+    if in_variant {
+        let f = if granularity == Granularity::Grid { "__klap_child_grid_threads" } else { "__klap_child_block_threads" };
+        return b.call(runtime.f(f), &[]);
+    }
+    let mut names = vec!["llvm.nvvm.read.ptx.sreg.ntid.x", "llvm.nvvm.read.ptx.sreg.ntid.y", "llvm.nvvm.read.ptx.sreg.ntid.z"];
+    if granularity == Granularity::Grid {
+        names.extend(["llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y", "llvm.nvvm.read.ptx.sreg.nctaid.z"]);
+    }
+    let sreg_ty = module.function_type(module.i32_type(), &[]);
+    let mut total = module.const_int(i64t, 1);
+    for name in names {
+        let read = module.get_or_declare_intrinsic(name, sreg_ty);
+        let v = b.call(read, &[]);
+        let v = b.zext(v, i64t);
+        total = b.mul(total, v);
+    }
+    total
+}
