@@ -422,6 +422,11 @@ impl Value {
         // SAFETY: printing a live value.
         take_message(unsafe { klap_operand_string(self.0) })
     }
+    /// The instruction as it reads in IR, without its leading spaces.
+    pub fn to_ir(self) -> String {
+        // SAFETY: printing a live value.
+        take_message(unsafe { LLVMPrintValueToString(self.0) }).trim().to_string()
+    }
     pub fn ty(self) -> Type {
         // SAFETY: every value has a type.
         Type(unsafe { LLVMTypeOf(self.0) })

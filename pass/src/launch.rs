@@ -255,7 +255,8 @@ pub fn param_layout(module: Module, kernel: Value) -> (Vec<Param>, u64) {
             let byval = kernel.param_byval_type(i as u32);
             let ty = byval.unwrap_or(p.ty());
             let mut align = module.abi_align(ty);
-            if let Some(a) = kernel.param_align(i as u32) {
+            // On a pointer parameter `align` speaks of the pointee, not of the parameter.
+            if let (Some(a), Some(_)) = (kernel.param_align(i as u32), byval) {
                 align = align.max(a);
             }
             let size = if byval.is_some() { module.alloc_size(ty) } else { module.store_size(ty) };
@@ -307,7 +308,8 @@ impl Recognizer<'_> {
         let child = resolve_function(child_operand).ok_or_else(|| {
             Rejection(Reason::UnknownChild, format!("the launched kernel {} is not a known function", child_operand.operand_string()))
         })?;
-        if !self.kernels.contains(&child) {
+        // A kernel of another translation unit (-fgpu-rdc) is only declared: launching it says it is one.
+        if !self.kernels.contains(&child) && !child.is_declaration() {
             return reject(Reason::NotAKernel, format!("@{} is launched but is not a kernel", child.name()));
         }
         let grid = self.dim3(grid.0, grid.1)?;
@@ -339,7 +341,8 @@ impl Recognizer<'_> {
             params,
             writes,
             loop_depth: self.ctx.loop_depth(launch),
-            divergent: self.ctx.control_divergent(launch, &null_checks),
+            // Measured where the launch starts: its own null check comes later and may skip it.
+            divergent: self.ctx.control_divergent(buffer_call, &null_checks),
             null_checks,
         })
     }
@@ -397,7 +400,7 @@ impl Recognizer<'_> {
                         }
                         _ => return reject(Reason::BufferEscapes, format!("the parameter buffer is passed to {}", describe_call(user))),
                     },
-                    _ => return reject(Reason::BufferEscapes, format!("the parameter buffer is used by {}", user.operand_string())),
+                    _ => return reject(Reason::BufferEscapes, format!("the parameter buffer is used by `{}`", user.to_ir())),
                 }
             }
         }
@@ -454,11 +457,14 @@ fn struct_field(v: Value, i: u32) -> Option<Value> {
 }
 
 /// The x, y, z a dim3 in memory holds when `at` executes: the last stores to it in the same block.
+/// A field last written by anything but a plain i32 store of that field is unknown.
 fn fields_in_memory(ptr: Value, at: Value) -> [Option<Value>; 3] {
     let (base, base_off) = ptr.base_and_offset();
-    let mut fields = [None; 3];
+    // None: not yet seen; Some(None): unknown; Some(Some(v)): v.
+    let mut fields: [Option<Option<Value>>; 3] = [None; 3];
     let block = at.parent_block().instructions();
-    let Some(pos) = block.iter().position(|&i| i == at) else { return fields };
+    let Some(pos) = block.iter().position(|&i| i == at) else { return [None; 3] };
+    let module = at.parent_function().module();
     for &inst in block[..pos].iter().rev() {
         match inst.op() {
             Op::Store => {
@@ -468,23 +474,23 @@ fn fields_in_memory(ptr: Value, at: Value) -> [Option<Value>; 3] {
                 }
                 let value = inst.operand(0);
                 let rel = off - base_off;
-                if value.ty().kind() == TypeKind::Struct && rel == 0 {
-                    for (i, f) in fields.iter_mut().enumerate() {
-                        if f.is_none() {
-                            *f = struct_field(value, i as u32);
-                        }
+                let size = module.store_size(value.ty()) as i64;
+                for (i, f) in fields.iter_mut().enumerate() {
+                    let field = 4 * i as i64;
+                    if f.is_some() || rel + size <= field || field + 4 <= rel {
+                        continue;
                     }
-                    break;
-                }
-                if (0..12).contains(&rel) && rel % 4 == 0 && value.ty().kind() == TypeKind::Integer(32) {
-                    let f = &mut fields[(rel / 4) as usize];
-                    if f.is_none() {
-                        *f = Some(value);
-                    }
+                    *f = Some(if value.ty().kind() == TypeKind::Struct && rel == 0 && size == 12 {
+                        struct_field(value, i as u32)
+                    } else if rel == field && value.ty().kind() == TypeKind::Integer(32) {
+                        Some(value)
+                    } else {
+                        None
+                    });
                 }
             }
             Op::Call if inst.is_lifetime_marker() => {}
-            // Anything else might write the dim3 behind our back: what is known so far stays known.
+            // Anything else might write the dim3 behind our back.
             Op::Call => break,
             _ => {}
         }
@@ -492,7 +498,7 @@ fn fields_in_memory(ptr: Value, at: Value) -> [Option<Value>; 3] {
             break;
         }
     }
-    fields
+    fields.map(Option::flatten)
 }
 
 fn describe_call(call: Value) -> String {

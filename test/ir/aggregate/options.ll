@@ -1,0 +1,49 @@
+; Pass parameters: the pool size, and a clear error for a bad granularity.
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=block;pool-mib=8>' -S %s -o - | FileCheck %s
+; RUN: not %opt -load-pass-plugin=%plugin -passes='klap<granularity=thread>' -disable-output %s 2>&1 | FileCheck --check-prefix=BAD %s
+; RUN: not %opt -load-pass-plugin=%plugin -passes='klap<pool-mib=lots>' -disable-output %s 2>&1 | FileCheck --check-prefix=BADPOOL %s
+
+; CHECK: @klap_pool = internal addrspace(1) global [8388608 x i8] zeroinitializer
+; BAD: klap: granularity must be none, warp, block or grid, not 'thread'
+; BADPOOL: klap: pool-mib needs a positive number
+
+target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+%struct.dim3 = type { i32, i32, i32 }
+
+declare ptr @__cudaCDP2GetParameterBufferV2(ptr, ptr byval(%struct.dim3) align 4, ptr byval(%struct.dim3) align 4, i32)
+declare i32 @__cudaCDP2LaunchDeviceV2(ptr, ptr)
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.z()
+declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+
+define ptx_kernel void @child(ptr %out, i32 %n) {
+  %i = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %p = getelementptr inbounds i32, ptr %out, i32 %i
+  store i32 %n, ptr %p, align 4
+  ret void
+}
+define ptx_kernel void @parent(ptr %out, i32 %n) {
+entry:
+  %blocks = udiv i32 %n, 32
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  %gv = insertvalue %struct.dim3 { i32 poison, i32 1, i32 1 }, i32 %blocks, 0
+  store %struct.dim3 %gv, ptr %g, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %after
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a1, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  br label %after
+after:
+  ret void
+}
