@@ -9,7 +9,7 @@
 // kernel's own barriers would deadlock or release early. Exits are therefore counted per thread (one
 // atomic per warp), and the thread completing the count does the scope's work.
 
-#define DEVICE extern "C" __attribute__((device))
+#define DEVICE extern "C" __attribute__((device, always_inline))
 // Entry points small enough to belong inline where the pass calls them.
 #define ACCESSOR extern "C" __attribute__((device, always_inline))
 #define INLINE __attribute__((device, always_inline)) static inline
@@ -51,6 +51,19 @@ extern "C" GLOBAL_VAR char klap_pool[];
 extern "C" GLOBAL_VAR u64 klap_pool_bytes;
 extern "C" GLOBAL_VAR char *klap_pool_override = 0;
 extern "C" GLOBAL_VAR u64 klap_pool_override_bytes = 0;
+
+// Set by the pass (-klap-trace): report every fallback to an unaggregated launch, the first
+// hundred of them, with device printf.
+extern "C" GLOBAL_VAR u32 klap_trace;
+GLOBAL_VAR u32 klap_trace_count;
+extern "C" __attribute__((device)) int vprintf(const char *format, const char *args);
+
+INLINE void trace(const char *format, u32 a, u32 b) {
+  if (!klap_trace || __nvvm_atom_add_gen_i((int *)&klap_trace_count, 1) >= 100)
+    return;
+  u32 args[2] = {a, b};
+  vprintf(format, (const char *)args);
+}
 
 enum { SMALL_SLAB = 16 << 10, LARGE_SLAB = 1 << 20, MAX_WORDS = 64 };
 GLOBAL_VAR u64 klap_small_map[MAX_WORDS];
@@ -123,8 +136,10 @@ DEVICE Chunk *__klap_chunk_alloc(u32 large, u32 slab_count, u32 record_size) {
   u32 slabs = large ? p.large_slabs : p.small_slabs;
   u64 slab_bytes = large ? LARGE_SLAB : SMALL_SLAB;
   int first = claim_slabs(map, slabs, slab_count);
-  if (first < 0)
+  if (first < 0) {
+    trace("klap: pool exhausted: no %u free slabs of class %u; launches are made as written\n", slab_count, large);
     return 0;
+  }
   char *mem = p.base + (large ? (u64)p.small_slabs * SMALL_SLAB : 0) + (u64)first * slab_bytes;
   u64 bytes = slab_bytes * slab_count;
   Chunk *c = (Chunk *)mem;
@@ -162,8 +177,10 @@ DEVICE char *__klap_register(Chunk *c, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u
   u32 blocks = gx * gy * gz, threads = bx * by * bz;
   u64 old = __nvvm_atom_add_gen_ll((long long *)&c->counter, (long long)((1ull << 32) | blocks));
   u32 r = (u32)(old >> 32), first = (u32)old;
-  if (r >= c->capacity)
+  if (r >= c->capacity) {
+    trace("klap: chunk full (%u records of capacity %u); launch made as written\n", r + 1, c->capacity);
     return 0;
+  }
   c->end[r] = first + blocks;
   u32 *d = c->dims + 8 * r;
   d[0] = gx, d[1] = gy, d[2] = gz, d[3] = bx, d[4] = by, d[5] = bz, d[6] = smem;
@@ -210,6 +227,7 @@ DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 
   u64 arg = (u64)c;
   if (launch(aggregated, grid, block, c->max_smem, (const char *)&arg, 8, stream))
     return;
+  trace("klap: aggregated launch of %u blocks failed; launching its %u records one by one\n", total, records);
   u32 n = records < c->capacity ? records : c->capacity;
   for (u32 r = 0; r < n; ++r) {
     const u32 *d = c->dims + 8 * r;

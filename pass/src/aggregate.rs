@@ -51,6 +51,8 @@ pub struct Options {
     pub granularity: Granularity,
     pub merge_null_stream: bool,
     pub pool_bytes: u64,
+    /// Report every fallback to an unaggregated launch at run time (device printf).
+    pub trace: bool,
 }
 
 /// The aggregated variant of a child kernel.
@@ -94,7 +96,7 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
         return false;
     }
     let names = Runtime::declare(module);
-    let pool = define_pool(module, options.pool_bytes);
+    let pool = define_pool(module, options.pool_bytes, options.trace);
     if let Err(e) = module.link_runtime(RUNTIME_BITCODE) {
         crate::ffi::write_errs(&format!("klap: error: {e}\n"));
         return false;
@@ -232,14 +234,15 @@ impl Runtime {
     }
 }
 
-/// The pool the runtime hands records out of, `klap_pool`, and its size `klap_pool_bytes`: external
-/// until the runtime is linked against them.
-fn define_pool(module: Module, bytes: u64) -> Vec<Value> {
+/// The runtime's settings: the pool it hands records out of, `klap_pool`, its size `klap_pool_bytes`,
+/// and `klap_trace`. External until the runtime is linked against them.
+fn define_pool(module: Module, bytes: u64, trace: bool) -> Vec<Value> {
     const GLOBAL_ADDRSPACE: u32 = 1;
     let pool_ty = module.array_type(module.i8_type(), bytes);
     vec![
         module.add_global("klap_pool", module.const_null(pool_ty), GLOBAL_ADDRSPACE, false),
         module.add_global("klap_pool_bytes", module.const_int(module.i64_type(), bytes), GLOBAL_ADDRSPACE, true),
+        module.add_global("klap_trace", module.const_int(module.i32_type(), trace as u64), GLOBAL_ADDRSPACE, true),
     ]
 }
 

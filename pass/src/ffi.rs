@@ -1061,7 +1061,7 @@ pub extern "C" fn klap_rust_normalize(model: *mut c_void, ctx: *mut RawCtx) -> b
 }
 
 #[no_mangle]
-pub extern "C" fn klap_rust_aggregate(model: *mut c_void, ctx: *mut RawCtx, granularity: u32, merge_null_stream: bool, pool_bytes: u64) -> bool {
+pub extern "C" fn klap_rust_aggregate(model: *mut c_void, ctx: *mut RawCtx, granularity: u32, merge_null_stream: bool, pool_bytes: u64, trace: bool) -> bool {
     let model = model_ref(model);
     // SAFETY: ctx is the live context the shim passed in.
     let module = Module(unsafe { klap_ctx_module(ctx) });
@@ -1070,6 +1070,6 @@ pub extern "C" fn klap_rust_aggregate(model: *mut c_void, ctx: *mut RawCtx, gran
         2 => crate::aggregate::Granularity::Block,
         _ => crate::aggregate::Granularity::Grid,
     };
-    let options = crate::aggregate::Options { granularity, merge_null_stream, pool_bytes };
+    let options = crate::aggregate::Options { granularity, merge_null_stream, pool_bytes, trace };
     crate::aggregate::run(module, model, Ctx(ctx), &options)
 }

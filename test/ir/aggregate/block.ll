@@ -1,6 +1,6 @@
 ; Block granularity: the scope is the thread block; the block's last thread launches. No grid-wide
 ; table entry is taken, and the exit count waits for the block's threads only.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=block>' -S %s -o - | FileCheck %s
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=block;no-inline-runtime>' -S %s -o - | FileCheck %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -1,6 +1,6 @@
 ; A child defined in another translation unit (-fgpu-rdc) has no body to make a variant of: the
 ; launch is left as it is, with a remark.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 

@@ -1,6 +1,6 @@
 ; A child that reads its indices in a device function: the variant calls a copy of the function whose
 ; reads are remapped onto the record; the original keeps serving its other callers.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid>' -S %s -o - | FileCheck %s
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -S %s -o - | FileCheck %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -1,6 +1,6 @@
 ; A launch in a device function cannot use its kernels' block or grid scope: it is aggregated at
 ; warp granularity instead, with a remark.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid>' -pass-remarks-analysis=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks-analysis=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 

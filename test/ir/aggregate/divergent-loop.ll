@@ -1,7 +1,7 @@
 ; A launch in a loop whose trip count differs per thread, at block granularity: each iteration
 ; registers a record (no control-flow-to-data-flow conversion needed: the launch is deferred to the
 ; block's end, which CDP2 allows since a parent never waits for its children).
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=block>' -S %s -o - | FileCheck %s
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=block;no-inline-runtime>' -S %s -o - | FileCheck %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -1,7 +1,7 @@
 ; Grid granularity: the parent sets up its grid's scope at entry, registers each launch (the
 ; original launch is kept for when no record can be had), and the thread that completes the grid's
 ; exit count launches the aggregated child. The child gets a variant taking the record chunk.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: FileCheck --check-prefix=RUNTIME %s < %t.ll

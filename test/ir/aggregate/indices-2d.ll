@@ -1,6 +1,6 @@
 ; 2-D and 3-D indices: every x, y, z read of threadIdx, blockIdx, blockDim and gridDim in the child
 ; is remapped onto the record (the aggregated launch is 1-D; threads are linearized as the hardware does).
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid>' -S %s -o - | FileCheck %s
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -S %s -o - | FileCheck %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

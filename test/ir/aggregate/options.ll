@@ -1,6 +1,6 @@
 ; Pass parameters: the pool size, and a clear error for a bad granularity.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=block;pool-mib=8>' -S %s -o - | FileCheck %s
-; RUN: not %opt -load-pass-plugin=%plugin -passes='klap<granularity=thread>' -disable-output %s 2>&1 | FileCheck --check-prefix=BAD %s
+; RUN: not %opt -load-pass-plugin=%plugin -passes='klap<granularity=thread;no-inline-runtime>' -disable-output %s 2>&1 | FileCheck --check-prefix=BAD %s
 ; RUN: not %opt -load-pass-plugin=%plugin -passes='klap<pool-mib=lots>' -disable-output %s 2>&1 | FileCheck --check-prefix=BADPOOL %s
 
 ; CHECK: @klap_pool = internal addrspace(1) global [8388608 x i8] zeroinitializer

@@ -1,6 +1,6 @@
 ; A recursive kernel: its aggregated variant launches the variant again, and the variant's own grid
 ; scope waits for the threads that serve records, not for every thread of the aggregated grid.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid>' -S %s -o - | FileCheck %s
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -S %s -o - | FileCheck %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
@@ -24,7 +24,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 ; CHECK:         call ptr @__klap_child_enter(ptr %klap.chunk)
 ; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 12,
 ; CHECK:         call ptr @__klap_register(
-; CHECK:         [[TOTAL:%.*]] = load i64, ptr
+; CHECK:         [[TOTAL:%.*]] = call i64 @__klap_child_grid_threads()
 ; CHECK:         call i1 @__klap_scope_exit(ptr {{%.*}}, i64 [[TOTAL]])
 ; CHECK:         call void @__klap_launch_chunk(ptr {{%.*}}, ptr @rec__klap, ptr @rec, i32 12, ptr null)
 ; CHECK:         call void @__klap_child_exit()

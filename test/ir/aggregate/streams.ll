@@ -1,10 +1,10 @@
 ; Streams: a tail launch is aggregated into a tail launch (it still runs after the whole grid); a
 ; per-thread-stream launch keeps its stream's order and is left alone; with no-merge-null-stream a
 ; NULL-stream launch is left alone too.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-merge-null-stream>' -pass-remarks-missed=klap -disable-output %s 2>&1 | FileCheck --check-prefix=NULL %s
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-merge-null-stream;no-inline-runtime>' -pass-remarks-missed=klap -disable-output %s 2>&1 | FileCheck --check-prefix=NULL %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -1,6 +1,6 @@
 ; Warp granularity: the lanes that reach the launch together share a chunk; after every lane has
 ; registered (or launched on its own), the lowest lane launches, right at the launch site.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp>' -S %s -o - | FileCheck %s
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -S %s -o - | FileCheck %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
@@ -26,7 +26,7 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK-NOT:     __klap_grid_enter
 ; CHECK-NOT:     __klap_block_enter
-; CHECK:         [[MASK:%.*]] = {{.*}}activemask
+; CHECK:         [[MASK:%.*]] = call i32 @__klap_active_mask()
 ; CHECK:         [[CHUNK:%.*]] = call ptr @__klap_warp_chunk(i32 [[MASK]], i32 12)
 ; CHECK:         call ptr @__klap_register(ptr [[CHUNK]],
 ; CHECK:         [[LEADER:%.*]] = call i1 @__klap_warp_leader(i32 [[MASK]])
