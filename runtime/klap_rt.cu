@@ -4,10 +4,10 @@
 // Compiled by pass/build.rs with clang-22 to NVPTX bitcode (no CUDA headers: clang builtins only),
 // embedded in the plugin, and linked into a module by the aggregation pass (only what it uses).
 //
-// Why no barriers at a parent's or child's exit: a thread that returns early from a kernel counts as
-// arrived at the kernel's __syncthreads(); a thread held at an exit barrier of ours would not, and the
-// kernel's own barriers would deadlock or release early. Exits are therefore counted per thread (one
-// atomic per warp), and the thread completing the count does the scope's work.
+// Why no barriers at a parent's exit: a thread that returns early from a kernel counts as arrived at
+// the kernel's __syncthreads(); a thread held at an exit barrier of ours would not, and the kernel's
+// own barriers would deadlock or release early. Exits are therefore counted per thread (one atomic per
+// warp), and the thread completing the count does the scope's work.
 
 #define DEVICE extern "C" __attribute__((device, always_inline))
 // Entry points small enough to belong inline where the pass calls them.
@@ -65,7 +65,7 @@ INLINE void trace(const char *format, u32 a, u32 b) {
   vprintf(format, (const char *)args);
 }
 
-enum { SMALL_SLAB = 16 << 10, LARGE_SLAB = 1 << 20, MAX_WORDS = 64 };
+enum { SMALL_SLAB = 4 << 10, LARGE_SLAB = 1 << 20, MAX_WORDS = 256 };
 GLOBAL_VAR u64 klap_small_map[MAX_WORDS];
 GLOBAL_VAR u64 klap_large_map[MAX_WORDS];
 
@@ -87,9 +87,14 @@ INLINE PoolLayout pool_layout() {
 }
 
 // Claims `count` adjacent free slabs (count <= 64, all in one bitmap word); returns the first or -1.
+// The search starts at a word chosen by the calling warp, so that thousands of warps claiming at
+// once do not all fight over the first words.
 INLINE int claim_slabs(u64 *map, u32 slabs, u32 count) {
   u64 want = count >= 64 ? ~0ull : ((1ull << count) - 1);
-  for (u32 w = 0; w * 64 < slabs; ++w) {
+  u32 words = (slabs + 63) / 64;
+  u32 warp = (__nvvm_read_ptx_sreg_ctaid_x() * 32 + tid_linear() / 32) * 2654435761u;
+  for (u32 i = 0; i < words; ++i) {
+    u32 w = (warp + i) % words;
     u32 in_word = slabs - w * 64 < 64 ? slabs - w * 64 : 64;
     u64 cur = __atomic_load_n(&map[w], __ATOMIC_RELAXED);
     for (u32 s = 0; s + count <= in_word;) {
@@ -120,7 +125,8 @@ struct Chunk {
   u32 max_threads;   // threads per block of the aggregated launch
   u32 max_smem;      // dynamic shared memory of the aggregated launch
   u64 threads_total; // child threads that run (sum of blocks * threads over the records)
-  u64 threads_done;  // child threads finished: the last one returns the chunk to the pool
+  u64 threads_done;  // child threads finished, for a chunk its children free
+  u32 freed_by_children; // warp chunks: one tail launch each to free them would double the launches
   u32 slab;          // first slab, and the slab class in the top bit
   u32 slab_count;
   u32 *end;          // inclusive end of each record's block range
@@ -153,6 +159,7 @@ DEVICE Chunk *__klap_chunk_alloc(u32 large, u32 slab_count, u32 record_size) {
   c->max_smem = 0;
   c->threads_total = 0;
   c->threads_done = 0;
+  c->freed_by_children = 0;
   c->slab = (u32)first | (large ? 0x80000000u : 0);
   c->slab_count = slab_count;
   c->end = (u32 *)(mem + header);
@@ -169,24 +176,50 @@ INLINE void chunk_free(Chunk *c) {
   __nvvm_atom_and_gen_ll((long long *)&map[first / 64], (long long)~(want << (first % 64)));
 }
 
+INLINE u32 lanemask_lt() { return __nvvm_read_ptx_sreg_lanemask_lt(); }
+
 // Registers one launch of `blocks` child blocks of `threads` threads; returns where its argument
 // record goes, or null when the chunk is full (the caller then makes the original launch).
+// The lanes registering into one chunk together take their records with one atomic per warp (and one
+// per running total): per-thread atomics on the chunk's header made registration the bottleneck.
 DEVICE char *__klap_register(Chunk *c, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem) {
   if (!c)
     return 0;
   u32 blocks = gx * gy * gz, threads = bx * by * bz;
-  u64 old = __nvvm_atom_add_gen_ll((long long *)&c->counter, (long long)((1ull << 32) | blocks));
-  u32 r = (u32)(old >> 32), first = (u32)old;
+  u32 mask = active_mask();
+  u32 peers = __nvvm_match_any_sync_i64(mask, (long long)c);
+  u32 leader = __builtin_ctz(peers), me = lane_id();
+  // Blocks of the lower peers, all peers' blocks, and child threads, by a walk over the peers.
+  u32 before = 0, total = 0;
+  u64 work = 0;
+  for (u32 rest = peers; rest; rest &= rest - 1) {
+    u32 src = __builtin_ctz(rest);
+    u32 b = shfl_idx(peers, blocks, src), t = shfl_idx(peers, threads, src);
+    before += src < me ? b : 0;
+    total += b;
+    work += (u64)b * t;
+  }
+  u32 rank = __builtin_popcount(peers & lanemask_lt());
+  u32 most_threads = __nvvm_redux_sync_umax(threads, peers), most_smem = __nvvm_redux_sync_umax(smem, peers);
+  u64 old = 0;
+  if (me == leader) {
+    u32 n = __builtin_popcount(peers);
+    old = __nvvm_atom_add_gen_ll((long long *)&c->counter, (long long)(((u64)n << 32) | total));
+    __nvvm_atom_max_gen_ui(&c->max_threads, most_threads);
+    __nvvm_atom_max_gen_ui(&c->max_smem, most_smem);
+    __nvvm_atom_add_gen_ll((long long *)&c->threads_total, (long long)work);
+  }
+  u32 lo = shfl_idx(peers, (u32)old, leader), hi = shfl_idx(peers, (u32)(old >> 32), leader);
+  u32 r = hi + rank, first = lo + before;
   if (r >= c->capacity) {
+    // Its blocks will not run in the aggregated launch: they must not be waited for.
+    __nvvm_atom_add_gen_ll((long long *)&c->threads_total, -(long long)((u64)blocks * threads));
     trace("klap: chunk full (%u records of capacity %u); launch made as written\n", r + 1, c->capacity);
     return 0;
   }
   c->end[r] = first + blocks;
   u32 *d = c->dims + 8 * r;
   d[0] = gx, d[1] = gy, d[2] = gz, d[3] = bx, d[4] = by, d[5] = bz, d[6] = smem;
-  __nvvm_atom_max_gen_ui(&c->max_threads, threads);
-  __nvvm_atom_max_gen_ui(&c->max_smem, smem);
-  __nvvm_atom_add_gen_ll((long long *)&c->threads_total, (long long)((u64)blocks * threads));
   return c->args + (u64)r * c->record_size;
 }
 
@@ -209,9 +242,16 @@ INLINE bool launch(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *ar
   return __cudaCDP2LaunchDeviceV2(buf, stream) == 0;
 }
 
+// Returns a chunk to the pool. Launched into the tail stream of the grid that launched the chunk's
+// aggregated child, it runs once that grid and all its work, the aggregated child included, are done.
+extern "C" __attribute__((global)) void __klap_free_chunk(Chunk *c) { chunk_free(c); }
+
+#define TAIL_LAUNCH ((void *)0x3)
+
 // Launches a chunk's records as one launch of `aggregated` (taking the chunk as its only argument),
-// once every registration is done. If that launch cannot be made, each record is launched as it was
-// written, as `original` with `param_size` bytes of arguments: a launch is never lost.
+// once every registration is done, and schedules the chunk's return to the pool. If the launch
+// cannot be made, each record is launched as it was written, as `original` with `param_size` bytes of
+// arguments: a launch is never lost.
 DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 param_size, void *stream) {
   if (!c)
     return;
@@ -223,10 +263,13 @@ DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 
     chunk_free(c);
     return;
   }
-  Dim3 grid = {total, 1, 1}, block = {c->max_threads, 1, 1};
+  Dim3 grid = {total, 1, 1}, block = {c->max_threads, 1, 1}, one = {1, 1, 1};
   u64 arg = (u64)c;
-  if (launch(aggregated, grid, block, c->max_smem, (const char *)&arg, 8, stream))
+  if (launch(aggregated, grid, block, c->max_smem, (const char *)&arg, 8, stream)) {
+    if (!c->freed_by_children && !launch((void *)__klap_free_chunk, one, one, 0, (const char *)&arg, 8, TAIL_LAUNCH))
+      trace("klap: could not schedule the return of a chunk of %u records (capacity %u) to the pool\n", records, c->capacity);
     return;
+  }
   trace("klap: aggregated launch of %u blocks failed; launching its %u records one by one\n", total, records);
   u32 n = records < c->capacity ? records : c->capacity;
   for (u32 r = 0; r < n; ++r) {
@@ -247,8 +290,11 @@ ACCESSOR u32 __klap_active_mask() { return active_mask(); }
 DEVICE Chunk *__klap_warp_chunk(u32 mask, u32 record_size) {
   u32 leader = __builtin_ctz(mask);
   Chunk *c = 0;
-  if (lane_id() == leader)
-    c = __klap_chunk_alloc(0, (32 * (36 + record_size + 15)) / SMALL_SLAB + 1, record_size);
+  if (lane_id() == leader) {
+    c = __klap_chunk_alloc(0, (256 + 32 * (36 + record_size + 15)) / SMALL_SLAB + 1, record_size);
+    if (c)
+      c->freed_by_children = 1;
+  }
   u64 p = (u64)c;
   u32 lo = shfl_idx(mask, (u32)p, leader), hi = shfl_idx(mask, (u32)(p >> 32), leader);
   return (Chunk *)(((u64)hi << 32) | lo);
@@ -386,17 +432,20 @@ struct ChildContext {
   char *args;
   u32 grid[3], block[3], index[3];
   u32 threads;
+  u32 freed_by_children;
 };
 SHARED ChildContext klap_child;
 
 // At the aggregated child's entry, by every thread: the record's arguments, or null for a thread
 // beyond the record's block size (it must return at once).
-DEVICE char *__klap_child_enter(Chunk *c) {
-  if (tid_x() == 0) {
-    u32 b = __nvvm_read_ptx_sreg_ctaid_x();
-    u32 records = (u32)(__atomic_load_n(&c->counter, __ATOMIC_RELAXED) >> 32);
-    u32 n = records < c->capacity ? records : c->capacity;
-    u32 lo = 0, hi = n;
+// The record serving aggregated block b: the first whose block range ends past b. With a full first
+// warp a 32-ary search (one probe per lane and a ballot a step: four steps for 100,000 records where a
+// binary search takes seventeen dependent loads); with fewer threads, a binary search by thread 0.
+INLINE u32 find_record(Chunk *c, u32 b) {
+  u32 records = (u32)(__atomic_load_n(&c->counter, __ATOMIC_RELAXED) >> 32);
+  u32 lo = 0, hi = records < c->capacity ? records : c->capacity;
+  u32 mask = active_mask();
+  if (mask != 0xffffffffu) {
     while (lo < hi) {
       u32 mid = (lo + hi) / 2;
       if (c->end[mid] > b)
@@ -404,25 +453,52 @@ DEVICE char *__klap_child_enter(Chunk *c) {
       else
         lo = mid + 1;
     }
-    u32 r = lo;
-    u32 local = b - (r ? c->end[r - 1] : 0);
-    const u32 *d = c->dims + 8 * r;
-    klap_child.chunk = c;
-    klap_child.args = c->args + (u64)r * c->record_size;
-    klap_child.grid[0] = d[0], klap_child.grid[1] = d[1], klap_child.grid[2] = d[2];
-    klap_child.block[0] = d[3], klap_child.block[1] = d[4], klap_child.block[2] = d[5];
-    klap_child.index[0] = local % d[0];
-    klap_child.index[1] = (local / d[0]) % d[1];
-    klap_child.index[2] = local / (d[0] * d[1]);
-    klap_child.threads = d[3] * d[4] * d[5];
+    return lo;
+  }
+  u32 me = lane_id();
+  // Invariant: the record is in [lo, hi), and end[hi - 1] > b. Each step keeps one of 32 slices.
+  while (hi - lo > 1) {
+    u32 stride = (hi - lo + 31) / 32;
+    u32 probe = lo + (me + 1) * stride - 1;
+    if (probe > hi - 1)
+      probe = hi - 1;
+    u32 hits = __nvvm_vote_ballot_sync(mask, c->end[probe] > b);
+    u32 j = __builtin_ctz(hits);
+    u32 last = shfl_idx(mask, probe, j);
+    lo = j ? shfl_idx(mask, probe, j - 1) + 1 : lo;
+    hi = last + 1;
+  }
+  return lo;
+}
+
+DEVICE char *__klap_child_enter(Chunk *c) {
+  u32 threads = __nvvm_read_ptx_sreg_ntid_x();
+  if (tid_x() < 32 && (threads >= 32 || tid_x() == 0)) {
+    u32 b = __nvvm_read_ptx_sreg_ctaid_x();
+    u32 r = find_record(c, b);
+    if (tid_x() == 0) {
+      u32 local = b - (r ? c->end[r - 1] : 0);
+      const u32 *d = c->dims + 8 * r;
+      klap_child.chunk = c;
+      klap_child.args = c->args + (u64)r * c->record_size;
+      klap_child.grid[0] = d[0], klap_child.grid[1] = d[1], klap_child.grid[2] = d[2];
+      klap_child.block[0] = d[3], klap_child.block[1] = d[4], klap_child.block[2] = d[5];
+      klap_child.index[0] = local % d[0];
+      klap_child.index[1] = (local / d[0]) % d[1];
+      klap_child.index[2] = local / (d[0] * d[1]);
+      klap_child.threads = d[3] * d[4] * d[5];
+      klap_child.freed_by_children = c->freed_by_children;
+    }
   }
   __syncthreads();
   return tid_x() < klap_child.threads ? klap_child.args : 0;
 }
 
-// At the aggregated child's exit, by every thread that ran: the last child thread of the whole
-// aggregated launch returns the chunk to the pool.
+// At the aggregated child's exit, by every thread that ran: for a chunk its children free, the last
+// child thread of the whole aggregated launch returns it to the pool (one atomic per warp).
 DEVICE void __klap_child_exit() {
+  if (!klap_child.freed_by_children)
+    return;
   Chunk *c = klap_child.chunk;
   u32 mask = active_mask();
   u32 leader = __builtin_ctz(mask);

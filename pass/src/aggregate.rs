@@ -2,10 +2,12 @@
 //! CDP2 on sm_90 and for IR.
 //!
 //! Child side: every launched kernel K gets a variant `K__klap(ptr chunk)` that serves many launches'
-//! worth of blocks: its blocks find their launch record (the runtime's binary search over the records'
-//! block ranges), load that record's arguments, remap the index registers (threadIdx, blockIdx,
-//! blockDim, gridDim in x, y, z) onto the record, in K and in the device functions it calls, and
-//! return at once where the thread is beyond the record's block size.
+//! worth of blocks: its blocks find their launch record (the runtime's search over the records' block
+//! ranges), load that record's arguments, remap the index registers (threadIdx, blockIdx, blockDim,
+//! gridDim in x, y, z) onto the record, in K and in the device functions it calls, and return at once
+//! where the thread is beyond the record's block size. A block or grid chunk goes back to the pool
+//! through a one-thread kernel in the launching grid's tail stream, which runs after the aggregated
+//! child; a warp chunk (many of them, one launch each) is freed by its children's last thread.
 //!
 //! Parent side: a launch registers a record (one 64-bit atomic hands out the record index and its
 //! first child block) and writes its arguments into it; the aggregated launch is made
@@ -456,15 +458,10 @@ fn aggregate_in_scope(
         })
         .collect();
     for ret in returns {
-        // A variant's own exit bookkeeping goes last: the scope still reads the child's record.
-        let at = match ret.previous_call_named("__klap_child_exit") {
-            Some(call) => call,
-            None => ret,
-        };
-        b.position_before(at);
+        b.position_before(ret);
         let expected = expected_threads(module, runtime, &mut b, granularity, in_variant.is_some());
         let last = b.call(runtime.f("__klap_scope_exit"), &[scope, expected]);
-        let last_end = at.split_if_then(last);
+        let last_end = ret.split_if_then(last);
         b.position_before(last_end);
         for (g, (child, _)) in groups.iter().enumerate() {
             let chunk = b.call(runtime.f("__klap_scope_chunk"), &[scope, module.const_int(i32t, g as u64)]);

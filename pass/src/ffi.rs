@@ -752,12 +752,6 @@ impl Value {
         // SAFETY: self is a global value.
         unsafe { LLVMSetLinkage(self.0, llvm_sys::LLVMLinkage::LLVMInternalLinkage) }
     }
-    /// The call just before this instruction, if it calls the function `name`.
-    pub fn previous_call_named(self, name: &str) -> Option<Value> {
-        // SAFETY: walking the instruction list.
-        let p = Value(unsafe { LLVMGetPreviousInstruction(self.0) });
-        (!p.is_null() && p.op() == Op::Call && p.called_function().is_some_and(|f| f.name() == name)).then_some(p)
-    }
     /// The module of a function or global.
     pub fn module(self) -> Module {
         // SAFETY: self is a global value.

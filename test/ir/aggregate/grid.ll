@@ -85,7 +85,7 @@ done:
   ret void
 }
 
-; The variant: record lookup, argument loads, remapped indices, exit bookkeeping.
+; The variant: record lookup, argument loads, remapped indices.
 ; CHECK-LABEL: define ptx_kernel void @child__klap(ptr %klap.chunk)
 ; CHECK:       klap.entry:
 ; CHECK-NEXT:    [[ARGS:%.*]] = call ptr @__klap_child_enter(ptr %klap.chunk)
@@ -99,7 +99,6 @@ done:
 ; CHECK-NOT:     sreg.ntid
 ; CHECK:         icmp slt i32 {{%.*}}, [[NV]]
 ; CHECK:         getelementptr inbounds i32, ptr [[OUT]]
-; CHECK:         call void @__klap_child_exit()
-; CHECK-NEXT:    ret void
+; CHECK:         ret void
 ; CHECK:       klap.masked:
 ; CHECK-NEXT:    ret void

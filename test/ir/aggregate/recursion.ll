@@ -27,8 +27,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 ; CHECK:         [[TOTAL:%.*]] = call i64 @__klap_child_grid_threads()
 ; CHECK:         call i1 @__klap_scope_exit(ptr {{%.*}}, i64 [[TOTAL]])
 ; CHECK:         call void @__klap_launch_chunk(ptr {{%.*}}, ptr @rec__klap, ptr @rec, i32 12, ptr null)
-; CHECK:         call void @__klap_child_exit()
-; CHECK-NEXT:    ret void
+; CHECK:         ret void
 define ptx_kernel void @rec(ptr %out, i32 %n) {
 entry:
   %blocks = udiv i32 %n, 32
