@@ -265,9 +265,12 @@ DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 
   }
   Dim3 grid = {total, 1, 1}, block = {c->max_threads, 1, 1}, one = {1, 1, 1};
   u64 arg = (u64)c;
+  // Once the aggregated child runs, a chunk its children free may be gone (and claimed again): read
+  // nothing of it after the launch.
+  bool freed_by_children = c->freed_by_children;
   if (launch(aggregated, grid, block, c->max_smem, (const char *)&arg, 8, stream)) {
-    if (!c->freed_by_children && !launch((void *)__klap_free_chunk, one, one, 0, (const char *)&arg, 8, TAIL_LAUNCH))
-      trace("klap: could not schedule the return of a chunk of %u records (capacity %u) to the pool\n", records, c->capacity);
+    if (!freed_by_children && !launch((void *)__klap_free_chunk, one, one, 0, (const char *)&arg, 8, TAIL_LAUNCH))
+      trace("klap: could not schedule the return of a chunk of %u records (%u blocks) to the pool\n", records, total);
     return;
   }
   trace("klap: aggregated launch of %u blocks failed; launching its %u records one by one\n", total, records);

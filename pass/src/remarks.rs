@@ -23,6 +23,7 @@ pub enum Remark {
     NullStreamKept,
     ChildNotDefined,
     WarpFallback,
+    NullStreamWithTail,
 }
 
 impl Remark {
@@ -46,6 +47,7 @@ impl Remark {
             Remark::NullStreamKept => "KLAP202",
             Remark::ChildNotDefined => "KLAP203",
             Remark::WarpFallback => "KLAP204",
+            Remark::NullStreamWithTail => "KLAP205",
         }
     }
 
@@ -63,7 +65,9 @@ impl Remark {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
             Remark::Aggregated | Remark::WarpFallback => "",
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
-            Remark::StreamNotAggregated | Remark::NullStreamKept | Remark::ChildNotDefined => "launch not aggregated: ",
+            Remark::StreamNotAggregated | Remark::NullStreamKept | Remark::ChildNotDefined | Remark::NullStreamWithTail => {
+                "launch not aggregated: "
+            }
             _ => "launch left unchanged: ",
         }
     }
