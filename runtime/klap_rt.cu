@@ -340,10 +340,15 @@ INLINE u32 slabs_for(u64 records, u32 record_size, u64 slab_bytes, u32 max_slabs
   return n > max_slabs ? max_slabs : (u32)n;
 }
 
-INLINE void setup_chunks(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 records) {
+// A chunk freed by a tail-stream kernel lives until its whole launching grid is done; one its
+// children free goes back as soon as they have read it. The first costs the children nothing; the
+// second keeps the pool free where chunks are many (one per block) or nested (recursive launching).
+INLINE void setup_chunks(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 records, u32 freed_by_children) {
   for (u32 g = 0; g < MAX_GROUPS; ++g) {
     u32 slabs = g < groups ? slabs_for(records, sizes[g], large ? LARGE_SLAB : SMALL_SLAB, large ? 8 : 16) : 0;
     s->chunks[g] = g < groups ? __klap_chunk_alloc(large, slabs, sizes[g]) : 0;
+    if (s->chunks[g])
+      s->chunks[g]->freed_by_children = freed_by_children;
   }
   s->threads_done = 0;
 }
@@ -357,7 +362,7 @@ INLINE u32 block_threads() {
 DEVICE Scope *__klap_block_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3) {
   if (tid_linear() == 0) {
     u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
-    setup_chunks(&klap_block_scope, groups, sizes, 0, 2ull * block_threads());
+    setup_chunks(&klap_block_scope, groups, sizes, 0, 2ull * block_threads(), 1);
   }
   __syncthreads();
   return &klap_block_scope;
@@ -365,7 +370,7 @@ DEVICE Scope *__klap_block_enter(u32 groups, u32 size0, u32 size1, u32 size2, u3
 
 // Grid scope: call at kernel entry, by every thread. The first block of a grid to arrive claims the
 // grid's table entry (keyed by %gridid, unique per launch) and sets up its chunks.
-DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3) {
+DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 freed_by_children) {
   if (tid_linear() == 0) {
     u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
     u64 blocks = (u64)__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_nctaid_y() * __nvvm_read_ptx_sreg_nctaid_z();
@@ -376,7 +381,7 @@ DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32
       GridEntry *cand = &klap_grid_table[(h + probe) % GRID_TABLE];
       u64 seen = __nvvm_atom_cas_gen_ll((long long *)&cand->grid, 0, (long long)g);
       if (seen == 0) {
-        setup_chunks(&cand->scope, groups, sizes, 1, 2 * blocks * block_threads());
+        setup_chunks(&cand->scope, groups, sizes, 1, 2 * blocks * block_threads(), freed_by_children);
         fence();
         __atomic_store_n(&cand->ready, 1, __ATOMIC_RELAXED);
         e = cand;

@@ -5,9 +5,10 @@
 //! worth of blocks: its blocks find their launch record (the runtime's search over the records' block
 //! ranges), load that record's arguments, remap the index registers (threadIdx, blockIdx, blockDim,
 //! gridDim in x, y, z) onto the record, in K and in the device functions it calls, and return at once
-//! where the thread is beyond the record's block size. A block or grid chunk goes back to the pool
+//! where the thread is beyond the record's block size. A top-level grid chunk goes back to the pool
 //! through a one-thread kernel in the launching grid's tail stream, which runs after the aggregated
-//! child; a warp chunk (many of them, one launch each) is freed by its children's last thread.
+//! child; warp and block chunks (many of them) and the chunks of nested levels are freed by their
+//! children's last thread, so that they do not wait for their whole launching grid.
 //!
 //! Parent side: a launch registers a record (one 64-bit atomic hands out the record index and its
 //! first child block) and writes its arguments into it; the aggregated launch is made
@@ -202,7 +203,7 @@ impl Runtime {
             ("__klap_warp_chunk", ptr, vec![i32t, i32t]),
             ("__klap_warp_leader", i1t, vec![i32t]),
             ("__klap_block_enter", ptr, vec![i32t; 5]),
-            ("__klap_grid_enter", ptr, vec![i32t; 5]),
+            ("__klap_grid_enter", ptr, vec![i32t; 6]),
             ("__klap_scope_chunk", ptr, vec![ptr, i32t]),
             ("__klap_scope_exit", i1t, vec![ptr, i64t]),
             ("__klap_grid_release", void, vec![ptr]),
@@ -446,7 +447,14 @@ fn aggregate_in_scope(
         let size = groups.get(g).map(|(child, _)| variants[child].param_size).unwrap_or(0);
         enter_args.push(module.const_int(i32t, size));
     }
-    let enter = if granularity == Granularity::Grid { "__klap_grid_enter" } else { "__klap_block_enter" };
+    let enter = if granularity == Granularity::Grid {
+        // A grid scope inside a variant is one level of a launch tree: its chunk must not wait for
+        // the whole subtree (a tail-stream free would) before going back to the pool.
+        enter_args.push(module.const_int(i32t, in_variant.is_some() as u64));
+        "__klap_grid_enter"
+    } else {
+        "__klap_block_enter"
+    };
     let scope = b.call(runtime.f(enter), &enter_args);
 
     // Exit: every return but a variant's early one for threads beyond their record.
