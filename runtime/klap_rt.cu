@@ -125,7 +125,7 @@ struct Chunk {
   u32 max_threads;   // threads per block of the aggregated launch
   u32 max_smem;      // dynamic shared memory of the aggregated launch
   u64 threads_total; // child threads that run (sum of blocks * threads over the records)
-  u64 threads_done;  // child threads finished, for a chunk its children free
+  u32 blocks_done;   // aggregated blocks finished, for a chunk its children free
   u32 freed_by_children; // warp chunks: one tail launch each to free them would double the launches
   u32 slab;          // first slab, and the slab class in the top bit
   u32 slab_count;
@@ -158,7 +158,7 @@ DEVICE Chunk *__klap_chunk_alloc(u32 large, u32 slab_count, u32 record_size) {
   c->max_threads = 0;
   c->max_smem = 0;
   c->threads_total = 0;
-  c->threads_done = 0;
+  c->blocks_done = 0;
   c->freed_by_children = 0;
   c->slab = (u32)first | (large ? 0x80000000u : 0);
   c->slab_count = slab_count;
@@ -441,6 +441,7 @@ struct ChildContext {
   u32 grid[3], block[3], index[3];
   u32 threads;
   u32 freed_by_children;
+  u32 exited; // threads of this block past their exit
 };
 SHARED ChildContext klap_child;
 
@@ -496,6 +497,7 @@ DEVICE char *__klap_child_enter(Chunk *c) {
       klap_child.index[2] = local / (d[0] * d[1]);
       klap_child.threads = d[3] * d[4] * d[5];
       klap_child.freed_by_children = c->freed_by_children;
+      klap_child.exited = 0;
     }
   }
   __syncthreads();
@@ -503,20 +505,22 @@ DEVICE char *__klap_child_enter(Chunk *c) {
 }
 
 // At the aggregated child's exit, by every thread that ran: for a chunk its children free, the last
-// child thread of the whole aggregated launch returns it to the pool (one atomic per warp).
+// thread of the whole aggregated launch returns it to the pool. Warps count into the block's shared
+// counter; only the thread completing its block touches the chunk (one global atomic per block).
 DEVICE void __klap_child_exit() {
   if (!klap_child.freed_by_children)
     return;
-  Chunk *c = klap_child.chunk;
   u32 mask = active_mask();
   u32 leader = __builtin_ctz(mask);
+  if (lane_id() != leader)
+    return;
+  u32 n = __builtin_popcount(mask);
   fence();
-  if (lane_id() == leader) {
-    u64 n = __builtin_popcount(mask);
-    u64 before = __nvvm_atom_add_gen_ll((long long *)&c->threads_done, (long long)n);
-    if (before + n == c->threads_total)
-      chunk_free(c);
-  }
+  if (__nvvm_atom_add_gen_i((int *)&klap_child.exited, (int)n) + n != klap_child.threads)
+    return;
+  Chunk *c = klap_child.chunk;
+  if (__nvvm_atom_add_gen_i((int *)&c->blocks_done, 1) + 1 == __nvvm_read_ptx_sreg_nctaid_x())
+    chunk_free(c);
 }
 
 // The child's view of its indices.
