@@ -345,7 +345,7 @@ INLINE u32 slabs_for(u64 records, u32 record_size, u64 slab_bytes, u32 max_slabs
 // second keeps the pool free where chunks are many (one per block) or nested (recursive launching).
 INLINE void setup_chunks(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 records, u32 freed_by_children) {
   for (u32 g = 0; g < MAX_GROUPS; ++g) {
-    u32 slabs = g < groups ? slabs_for(records, sizes[g], large ? LARGE_SLAB : SMALL_SLAB, large ? 8 : 16) : 0;
+    u32 slabs = g < groups ? slabs_for(records, sizes[g], large ? LARGE_SLAB : SMALL_SLAB, large ? 8 : 64) : 0;
     s->chunks[g] = g < groups ? __klap_chunk_alloc(large, slabs, sizes[g]) : 0;
     if (s->chunks[g])
       s->chunks[g]->freed_by_children = freed_by_children;
