@@ -20,13 +20,15 @@ demo: build
 test: build
 	$(CARGO) test --release -- --nocapture
 
-# Binaries for the GPU machine, untransformed and with klap, into .gpu/ (carried by the device tool).
+# The GPU test programs at each granularity, into .gpu/tests/<mode>/ (run them with
+# scripts/gpu-compare.sh on a GPU machine).
+MODES ?= none warp block grid
 gpu-bins: build
-	mkdir -p .gpu
-	for p in examples/hello/hello.cu test/gpu-abi/named_streams.cu; do \
-	  n=$$(basename $$p .cu); \
-	  scripts/klap-clang++ --no-klap -O2 $$p -o .gpu/$${n}_plain; \
-	  scripts/klap-clang++ -O2 $$p -o .gpu/$${n}_klap; \
+	for m in $(MODES); do \
+	  test/gpu/build.sh .gpu/tests/$$m -fpass-plugin=$(CURDIR)/target/release/libklap.so -mllvm -klap-granularity=$$m; \
+	  for p in examples/hello/hello.cu test/gpu-abi/named_streams.cu; do \
+	    scripts/klap-clang++ -O2 -mllvm -klap-granularity=$$m $$p -o .gpu/tests/$$m/$$(basename $$p .cu); \
+	  done; \
 	done
 
 clean:

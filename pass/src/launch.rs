@@ -79,55 +79,13 @@ pub struct LaunchSite {
     pub divergent: bool,
 }
 
-/// Why a launch is left exactly as it is.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Reason {
-    BadSignature,
-    UnknownBuffer,
-    BufferEscapes,
-    UnknownOffset,
-    UnknownChild,
-    NotAKernel,
-    ConditionalWrite,
-    OverlappingWrites,
-    LayoutMismatch,
-}
-
-impl Reason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::BadSignature => "bad-signature",
-            Reason::UnknownBuffer => "unknown-buffer",
-            Reason::BufferEscapes => "buffer-escapes",
-            Reason::UnknownOffset => "unknown-offset",
-            Reason::UnknownChild => "unknown-child",
-            Reason::NotAKernel => "not-a-kernel",
-            Reason::ConditionalWrite => "conditional-write",
-            Reason::OverlappingWrites => "overlapping-writes",
-            Reason::LayoutMismatch => "layout-mismatch",
-        }
-    }
-    pub fn remark(self) -> Remark {
-        match self {
-            Reason::BadSignature => Remark::BadSignature,
-            Reason::UnknownBuffer => Remark::UnknownBuffer,
-            Reason::BufferEscapes => Remark::BufferEscapes,
-            Reason::UnknownOffset => Remark::UnknownOffset,
-            Reason::UnknownChild => Remark::UnknownChild,
-            Reason::NotAKernel => Remark::NotAKernel,
-            Reason::ConditionalWrite => Remark::ConditionalWrite,
-            Reason::OverlappingWrites => Remark::OverlappingWrites,
-            Reason::LayoutMismatch => Remark::LayoutMismatch,
-        }
-    }
-}
-
 #[derive(Clone, Debug)]
 pub struct Unrecognized {
     pub caller: Value,
     pub launch: Value,
     pub abi: Abi,
-    pub reason: Reason,
+    /// Why it is left exactly as it is: one of the missed-launch remarks.
+    pub reason: Remark,
     pub detail: String,
 }
 
@@ -142,9 +100,9 @@ pub struct LaunchModel {
     pub unrecognized: Vec<Unrecognized>,
 }
 
-struct Rejection(Reason, String);
+struct Rejection(Remark, String);
 
-fn reject<T>(reason: Reason, detail: impl Into<String>) -> Result<T, Rejection> {
+fn reject<T>(reason: Remark, detail: impl Into<String>) -> Result<T, Rejection> {
     Err(Rejection(reason, detail.into()))
 }
 
@@ -200,7 +158,7 @@ fn analyze_with(module: Module, ctx: Ctx, report: bool) -> LaunchModel {
                 }
                 Err(Rejection(reason, detail)) => {
                     if report {
-                        reason.remark().emit(ctx, inst, &detail);
+                        reason.emit(ctx, inst, &detail);
                     }
                     model.unrecognized.push(Unrecognized { caller: f, launch: inst, abi: entry.abi, reason, detail });
                 }
@@ -279,7 +237,7 @@ impl Recognizer<'_> {
         let args = launch.call_args();
         let expected = if abi == Abi::V1 { 6 } else { 2 };
         if args.len() != expected {
-            return reject(Reason::BadSignature, format!("launch entry takes {} arguments, expected {expected}", args.len()));
+            return reject(Remark::BadSignature, format!("launch entry takes {} arguments, expected {expected}", args.len()));
         }
         let buffer_call = args[if abi == Abi::V1 { 1 } else { 0 }].strip_casts();
         let buffer_entry = (buffer_call.is_instruction() && buffer_call.op() == Op::Call)
@@ -290,7 +248,7 @@ impl Recognizer<'_> {
             Some(e) if e.kind == EntryKind::ParameterBuffer && e.abi == abi => {}
             _ => {
                 return reject(
-                    Reason::UnknownBuffer,
+                    Remark::UnknownBuffer,
                     format!("the parameter buffer {} is not the result of a {} parameter-buffer call", buffer_call.operand_string(), abi.as_str()),
                 )
             }
@@ -298,7 +256,7 @@ impl Recognizer<'_> {
         let buffer_args = buffer_call.call_args();
         let buffer_expected = if abi == Abi::V1 { 2 } else { 4 };
         if buffer_args.len() != buffer_expected {
-            return reject(Reason::BadSignature, format!("parameter-buffer entry takes {} arguments, expected {buffer_expected}", buffer_args.len()));
+            return reject(Remark::BadSignature, format!("parameter-buffer entry takes {} arguments, expected {buffer_expected}", buffer_args.len()));
         }
         // V1 names the kernel and configuration at the launch, V2 at the buffer.
         let (child_operand, grid, block, smem, stream_operand) = match abi {
@@ -306,11 +264,11 @@ impl Recognizer<'_> {
             Abi::V2 => (buffer_args[0], (buffer_call, 1), (buffer_call, 2), buffer_args[3], args[1]),
         };
         let child = resolve_function(child_operand).ok_or_else(|| {
-            Rejection(Reason::UnknownChild, format!("the launched kernel {} is not a known function", child_operand.operand_string()))
+            Rejection(Remark::UnknownChild, format!("the launched kernel {} is not a known function", child_operand.operand_string()))
         })?;
         // A kernel of another translation unit (-fgpu-rdc) is only declared: launching it says it is one.
         if !self.kernels.contains(&child) && !child.is_declaration() {
-            return reject(Reason::NotAKernel, format!("@{} is launched but is not a kernel", child.name()));
+            return reject(Remark::NotAKernel, format!("@{} is launched but is not a kernel", child.name()));
         }
         let grid = self.dim3(grid.0, grid.1)?;
         let block = self.dim3(block.0, block.1)?;
@@ -318,7 +276,7 @@ impl Recognizer<'_> {
         if abi == Abi::V1 {
             if let Some(size) = buffer_args[1].const_int() {
                 if size < layout_size {
-                    return reject(Reason::LayoutMismatch, format!("the buffer holds {size} bytes but the parameters of @{} take {layout_size}", child.name()));
+                    return reject(Remark::LayoutMismatch, format!("the buffer holds {size} bytes but the parameters of @{} take {layout_size}", child.name()));
                 }
             }
         }
@@ -352,7 +310,7 @@ impl Recognizer<'_> {
         match operand.ty().kind() {
             TypeKind::Pointer => {
                 if !call.call_arg_is_byval(index) {
-                    return reject(Reason::BadSignature, "a dim3 is passed as a pointer without byval");
+                    return reject(Remark::BadSignature, "a dim3 is passed as a pointer without byval");
                 }
                 Ok(Dim3 { operand, form: DimForm::Byval, fields: fields_in_memory(operand, call) })
             }
@@ -360,7 +318,7 @@ impl Recognizer<'_> {
                 let fields = [0, 1, 2].map(|i| struct_field(operand, i));
                 Ok(Dim3 { operand, form: DimForm::Value, fields })
             }
-            _ => reject(Reason::BadSignature, format!("a dim3 of type {}", operand.ty().to_ir())),
+            _ => reject(Remark::BadSignature, format!("a dim3 of type {}", operand.ty().to_ir())),
         }
     }
 
@@ -377,7 +335,7 @@ impl Recognizer<'_> {
                     Op::Gep | Op::Cast => {
                         let (base, off) = user.base_and_offset();
                         if base != buffer {
-                            return reject(Reason::UnknownOffset, format!("the parameter buffer is indexed by a non-constant offset in {}", user.operand_string()));
+                            return reject(Remark::UnknownOffset, format!("the parameter buffer is indexed by a non-constant offset in {}", user.operand_string()));
                         }
                         work.push((user, off));
                     }
@@ -390,7 +348,7 @@ impl Recognizer<'_> {
                     Op::Call if user == launch => {
                         let args = launch.call_args();
                         if args.iter().enumerate().any(|(i, a)| a.strip_casts() == ptr && i != launch_buffer_arg) {
-                            return reject(Reason::BufferEscapes, "the parameter buffer is passed to the launch as another argument");
+                            return reject(Remark::BufferEscapes, "the parameter buffer is passed to the launch as another argument");
                         }
                     }
                     Op::Call if user.is_lifetime_marker() => {}
@@ -398,21 +356,21 @@ impl Recognizer<'_> {
                         Some((dest, src, len)) if dest == ptr && src != ptr => {
                             writes.push(self.write(user, offset, len, WriteKind::Copy { src, len }, params)?);
                         }
-                        _ => return reject(Reason::BufferEscapes, format!("the parameter buffer is passed to {}", describe_call(user))),
+                        _ => return reject(Remark::BufferEscapes, format!("the parameter buffer is passed to {}", describe_call(user))),
                     },
-                    _ => return reject(Reason::BufferEscapes, format!("the parameter buffer is used by `{}`", user.to_ir())),
+                    _ => return reject(Remark::BufferEscapes, format!("the parameter buffer is used by `{}`", user.to_ir())),
                 }
             }
         }
         for w in &writes {
             if !self.ctx.dominates(w.inst, launch) {
-                return reject(Reason::ConditionalWrite, format!("the write of the argument at offset {} does not always happen before the launch", w.offset));
+                return reject(Remark::ConditionalWrite, format!("the write of the argument at offset {} does not always happen before the launch", w.offset));
             }
         }
         let mut sorted: Vec<&ArgWrite> = writes.iter().collect();
         sorted.sort_by_key(|w| w.offset);
         if let Some(pair) = sorted.windows(2).find(|p| p[0].offset + p[0].size > p[1].offset) {
-            return reject(Reason::OverlappingWrites, format!("the writes at offsets {} and {} overlap", pair[0].offset, pair[1].offset));
+            return reject(Remark::OverlappingWrites, format!("the writes at offsets {} and {} overlap", pair[0].offset, pair[1].offset));
         }
         writes.sort_by_key(|w| w.offset);
         Ok((writes, null_checks))
@@ -423,7 +381,7 @@ impl Recognizer<'_> {
             .then(|| params.iter().position(|p| p.offset <= offset as u64 && offset as u64 + size <= p.offset + p.size))
             .flatten()
             .ok_or_else(|| {
-                Rejection(Reason::UnknownOffset, format!("a {size}-byte write at offset {offset} does not fall inside one parameter of the child"))
+                Rejection(Remark::UnknownOffset, format!("a {size}-byte write at offset {offset} does not fall inside one parameter of the child"))
             })?;
         Ok(ArgWrite { inst, offset: offset as u64, size, kind, param })
     }

@@ -24,7 +24,7 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx) -> bool {
         return false;
     }
     for u in model.unrecognized.iter().filter(|u| u.abi == Abi::V1) {
-        Remark::NotNormalized.emit(ctx, u.launch, &format!("it is not recognized ({})", u.reason.as_str()));
+        Remark::NotNormalized.emit(ctx, u.launch, &format!("it is not recognized ({})", u.reason.reason()));
     }
     let entries = CanonicalEntries::get(module);
     let mut changed = false;

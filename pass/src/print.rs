@@ -49,7 +49,7 @@ pub fn print_launches(model: &LaunchModel) {
             "klap-launch-unrecognized: caller={} abi={} reason={} detail=\"{}\"",
             u.caller.name(),
             u.abi.as_str(),
-            u.reason.as_str(),
+            u.reason.reason(),
             u.detail
         );
         if let Some((file, line_no, col)) = u.launch.debug_location() {

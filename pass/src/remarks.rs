@@ -51,6 +51,22 @@ impl Remark {
         }
     }
 
+    /// The reason a launch is left unrecognized, as `print<klap-launches>` names it.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Remark::BadSignature => "bad-signature",
+            Remark::UnknownBuffer => "unknown-buffer",
+            Remark::BufferEscapes => "buffer-escapes",
+            Remark::UnknownOffset => "unknown-offset",
+            Remark::UnknownChild => "unknown-child",
+            Remark::NotAKernel => "not-a-kernel",
+            Remark::ConditionalWrite => "conditional-write",
+            Remark::OverlappingWrites => "overlapping-writes",
+            Remark::LayoutMismatch => "layout-mismatch",
+            _ => "other",
+        }
+    }
+
     pub fn kind(self) -> RemarkKind {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::WarpFallback => RemarkKind::Analysis,
