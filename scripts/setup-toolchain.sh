@@ -24,7 +24,7 @@ if [ ! -x "$cuda/bin/ptxas" ] || [ ! -e "$cuda/lib/libcudadevrt.a" ] || [ ! -d "
   echo "klap setup: installing the CUDA 13.0 tree into $cuda" >&2
   stage="$root/.toolchain/wheels"
   rm -rf "$stage" "$cuda"
-  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$stage" \
+  python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps --target "$stage" \
     'nvidia-cuda-nvcc==13.0.*' 'nvidia-cuda-runtime==13.0.*' 'nvidia-cuda-crt==13.0.*' \
     'nvidia-cuda-cccl==13.0.*' 'nvidia-nvvm==13.0.*' 'nvidia-curand==10.*'
   mv "$stage/nvidia/cu13" "$cuda"
