@@ -1,7 +1,7 @@
 # klap: the two commands a new user needs are `make demo` and `make test`.
 CARGO ?= cargo
 
-.PHONY: setup build demo test gpu-bins clean
+.PHONY: setup build demo test gpu-bins bench-bins clean
 
 setup:
 	bash scripts/setup-toolchain.sh
@@ -30,6 +30,20 @@ gpu-bins: build
 	    scripts/klap-clang++ -O2 -mllvm -klap-granularity=$$m $$p -o .gpu/tests/$$m/$$(basename $$p .cu); \
 	  done; \
 	done
+
+# Every benchmark in every variant, without a GPU: untransformed CDP (`none`), klap warp, block and
+# grid, and flat, into .gpu/bench/<variant>/; the nested benchmark with its hand-written versions into
+# .gpu/nested/; the inputs copied to .gpu/data for the trip. On the GPU: scripts/gpu-bench.sh.
+bench-bins: build
+	for m in $(MODES); do \
+	  examples/build.sh .gpu/bench/$$m -fpass-plugin=$(CURDIR)/target/release/libklap.so -mllvm -klap-granularity=$$m; \
+	  examples/nested/build.sh .gpu/nested/$$m -fpass-plugin=$(CURDIR)/target/release/libklap.so -mllvm -klap-granularity=$$m; \
+	done
+	examples/build.sh .gpu/bench/flat --flat
+	examples/nested/build.sh .gpu/nested/hand --others
+	rm -f .gpu/nested/hand/nested_cdp
+	strip .gpu/bench/*/* .gpu/nested/*/*
+	rm -rf .gpu/data && cp -r ../shared/data .gpu/data
 
 clean:
 	$(CARGO) clean
