@@ -342,10 +342,6 @@ impl Type {
             }
         }
     }
-    pub fn is_void(self) -> bool {
-        // SAFETY: as above.
-        unsafe { LLVMGetTypeKind(self.0) == LLVMTypeKind::LLVMVoidTypeKind }
-    }
     pub fn struct_fields(self) -> Vec<Type> {
         if self.kind() != TypeKind::Struct {
             return Vec::new();
@@ -357,11 +353,6 @@ impl Type {
             LLVMGetStructElementTypes(self.0, v.as_mut_ptr());
             v.into_iter().map(Type).collect()
         }
-    }
-    /// The function type's return type.
-    pub fn return_type(self) -> Type {
-        // SAFETY: self is a function type.
-        Type(unsafe { LLVMGetReturnType(self.0) })
     }
     /// The type as written in an IR operand: named structs by name.
     pub fn to_ir(self) -> String {
@@ -439,10 +430,6 @@ impl Value {
         // SAFETY: dynamic type test.
         !unsafe { LLVMIsAInstruction(self.0) }.is_null()
     }
-    pub fn is_constant(self) -> bool {
-        // SAFETY: dynamic type test.
-        !unsafe { LLVMIsAConstant(self.0) }.is_null()
-    }
     pub fn const_int(self) -> Option<u64> {
         // SAFETY: dynamic type test, then reading a ConstantInt of at most 64 bits.
         unsafe {
@@ -471,10 +458,6 @@ impl Value {
             }
             None
         }
-    }
-    pub fn is_undef(self) -> bool {
-        // SAFETY: dynamic type tests.
-        unsafe { !LLVMIsAUndefValue(self.0).is_null() || !LLVMIsAPoisonValue(self.0).is_null() }
     }
     /// The value with pointer casts (bitcast, addrspacecast, constant or not) removed.
     pub fn strip_casts(self) -> Value {
@@ -609,10 +592,6 @@ impl Value {
         // SAFETY: callers check the operand count through the instruction kind.
         Value(unsafe { LLVMGetOperand(self.0, i) })
     }
-    pub fn num_operands(self) -> u32 {
-        // SAFETY: self is a user.
-        unsafe { LLVMGetNumOperands(self.0) as u32 }
-    }
     /// The directly called function of a call (through pointer casts).
     pub fn called_function(self) -> Option<Value> {
         // SAFETY: self is a call instruction.
@@ -729,10 +708,6 @@ impl Value {
     pub fn alignment(self) -> u32 {
         // SAFETY: self is a load, store or alloca.
         unsafe { LLVMGetAlignment(self.0) }
-    }
-    pub fn set_alignment(self, align: u32) {
-        // SAFETY: self is a load, store or alloca.
-        unsafe { LLVMSetAlignment(self.0, align) }
     }
     pub fn set_name(self, name: &str) {
         // SAFETY: naming a live value.
@@ -860,10 +835,6 @@ impl Builder {
     pub fn call_not(&mut self, v: Value) -> Value {
         // SAFETY: v is an integer.
         Value(unsafe { LLVMBuildNot(self.raw, v.0, c"".as_ptr()) })
-    }
-    pub fn br(&mut self, dest: Value) -> Value {
-        // SAFETY: dest is a block value.
-        Value(unsafe { LLVMBuildBr(self.raw, LLVMValueAsBasicBlock(dest.0)) })
     }
     pub fn cond_br(&mut self, cond: Value, then: Value, otherwise: Value) -> Value {
         // SAFETY: cond is an i1; the destinations are block values.
