@@ -20,7 +20,7 @@ fi
 cuda="${KLAP_CUDA_PATH:-$root/.toolchain/cuda}"
 clang="${CLANGXX:-clang++-22}"
 mkdir -p "$out"
-for b in ${KLAP_BENCHES:-bfs bt gc mstf mstv qt sp sssp}; do
+for b in ${KLAP_BENCHES:-bfs bt ccl gc mstf mstv qt sp sssp}; do
   src="$here/$b/$b$suffix.cu"
   [ -f "$src" ] || { echo "build.sh: no benchmark source $src" >&2; exit 2; }
   echo "build.sh: $b$suffix" >&2

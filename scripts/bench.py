@@ -30,6 +30,7 @@ INPUTS = {
 SWEEP = {
     "bfs": ["--vertices 10000 --degree 1000", "--vertices 100000 --degree 100", "--vertices 400000 --degree 50"],
     "bt": ["--lines 25600", "--lines 102400", "--lines 409600"],
+    "ccl": ["--size 1024", "--size 2048", "--size 4096"],
     "qt": ["--points 40000", "--points 200000", "--points 1000000"],
 }
 

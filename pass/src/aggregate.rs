@@ -100,7 +100,17 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
     }
     let names = Runtime::declare(module);
     let pool = define_pool(module, options.pool_bytes, options.trace);
-    if let Err(e) = module.link_runtime(RUNTIME_BITCODE) {
+    // A developer's hook for trying runtime changes without rebuilding the plugin.
+    let replacement = std::env::var_os("KLAP_RUNTIME_BITCODE").map(std::fs::read);
+    let bitcode = match &replacement {
+        Some(Ok(bytes)) => bytes.as_slice(),
+        Some(Err(e)) => {
+            crate::ffi::write_errs(&format!("klap: error: KLAP_RUNTIME_BITCODE: {e}\n"));
+            return false;
+        }
+        None => RUNTIME_BITCODE,
+    };
+    if let Err(e) = module.link_runtime(bitcode) {
         crate::ffi::write_errs(&format!("klap: error: {e}\n"));
         return false;
     }
