@@ -158,13 +158,14 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
                 warp_sites.push(site);
             }
         }
-        // Measured hang (test/gpu/streams.cu on an H100, not yet understood): warp-aggregated
-        // NULL-stream launches in a kernel that also tail-launches. Those launches stay as written.
+        // Measured hangs (test/gpu/streams.cu, not yet understood): warp-aggregated NULL-stream
+        // (H100) and fire-and-forget (H200, with single-lane tail launches left as written) launches in
+        // a kernel that also tail-launches. Those launches stay as written.
         let tail_launching = sites_tail_launch(&model, caller);
         for site in warp_sites {
-            if tail_launching && site.stream == Stream::Null {
+            if tail_launching && site.stream != Stream::Tail {
                 if !quiet {
-                    Remark::NullStreamWithTail.emit(ctx, site.launch, "a NULL-stream launch in a kernel that also tail-launches is not aggregated at warp granularity (known hang)");
+                    Remark::WarpWithTail.emit(ctx, site.launch, "in a kernel that also tail-launches, a launch into another stream is not aggregated at warp granularity (known hang)");
                 }
                 continue;
             }
@@ -214,7 +215,8 @@ impl Runtime {
             ("__klap_warp_leader", i1t, vec![i32t]),
             ("__klap_block_enter", ptr, vec![i32t; 5]),
             ("__klap_grid_enter", ptr, vec![i32t; 6]),
-            ("__klap_scope_chunk", ptr, vec![ptr, i32t]),
+            ("__klap_scope_register", ptr, vec![ptr, i32t, i32t, i32t, i32t, i32t, i32t, i32t, i32t]),
+            ("__klap_scope_launch", void, vec![ptr, i32t, ptr, ptr, i32t, ptr]),
             ("__klap_scope_exit", i1t, vec![ptr, i64t]),
             ("__klap_grid_release", void, vec![ptr]),
             ("__klap_child_enter", ptr, vec![ptr]),
@@ -388,14 +390,17 @@ fn make_variant(module: Module, runtime: &Runtime, kernel: Value, readers: &Hash
 
 // ---- parent side -------------------------------------------------------------------------------
 
-/// Registers the launch at `site` in `chunk`; where no record can be had, the original launch is made.
-/// Returns nothing: the site is replaced.
-fn register_or_launch(module: Module, runtime: &Runtime, entries: &CanonicalEntries, site: &LaunchSite, chunk: Value, b: &mut Builder) {
+/// Registers the launch at `site` with `register` (the runtime's registration for the scope, called
+/// with `scope_args` then the launch's configuration); where no record can be had, the original
+/// launch is made. Returns nothing: the site is replaced.
+fn register_or_launch(module: Module, entries: &CanonicalEntries, site: &LaunchSite, register: Value, scope_args: &[Value], b: &mut Builder) {
     let args = ArgValues::capture(module, site);
     b.position_before(site.launch);
     let [gx, gy, gz] = dim3_fields(module, b, &site.grid);
     let [bx, by, bz] = dim3_fields(module, b, &site.block);
-    let record = b.call(runtime.f("__klap_register"), &[chunk, gx, gy, gz, bx, by, bz, site.smem]);
+    let mut call_args = scope_args.to_vec();
+    call_args.extend([gx, gy, gz, bx, by, bz, site.smem]);
+    let record = b.call(register, &call_args);
     let has_record = b.is_not_null(record);
     let then_end = site.launch.split_if_then(has_record);
     b.position_before(then_end);
@@ -419,17 +424,12 @@ fn aggregate_at_warp(module: Module, runtime: &Runtime, entries: &CanonicalEntri
     let chunk = b.call(runtime.f("__klap_warp_chunk"), &[mask, size]);
     // After the registration (or the lane's own launch), the lanes meet again and one launches.
     let after = site.launch.next_instruction().expect("a launch is never a terminator");
-    register_or_launch(module, runtime, entries, site, chunk, &mut b);
+    register_or_launch(module, entries, site, runtime.f("__klap_register"), &[chunk], &mut b);
     b.position_before(after);
     let leader = b.call(runtime.f("__klap_warp_leader"), &[mask]);
     let leader_end = after.split_if_then(leader);
     b.position_before(leader_end);
-    launch_chunk(module, runtime, &mut b, chunk, site.child, site.stream_operand, variant);
-}
-
-fn launch_chunk(module: Module, runtime: &Runtime, b: &mut Builder, chunk: Value, child: Value, stream: Value, variant: &Variant) {
-    let size = module.const_int(module.i32_type(), variant.param_size);
-    b.call(runtime.f("__klap_launch_chunk"), &[chunk, variant.function, child, size, stream]);
+    b.call(runtime.f("__klap_launch_chunk"), &[chunk, variant.function, site.child, size, site.stream_operand]);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -476,9 +476,8 @@ fn aggregate_in_scope(
 
     for site in sites {
         let group = groups.iter().position(|g| *g == (site.child, site.stream)).unwrap();
-        b.position_before(site.launch);
-        let chunk = b.call(runtime.f("__klap_scope_chunk"), &[scope, module.const_int(i32t, group as u64)]);
-        register_or_launch(module, runtime, entries, site, chunk, &mut b);
+        let scope_args = [scope, module.const_int(i32t, group as u64)];
+        register_or_launch(module, entries, site, runtime.f("__klap_scope_register"), &scope_args, &mut b);
     }
 
     let streams: Vec<Value> = groups
@@ -495,8 +494,9 @@ fn aggregate_in_scope(
         let last_end = ret.split_if_then(last);
         b.position_before(last_end);
         for (g, (child, _)) in groups.iter().enumerate() {
-            let chunk = b.call(runtime.f("__klap_scope_chunk"), &[scope, module.const_int(i32t, g as u64)]);
-            launch_chunk(module, runtime, &mut b, chunk, *child, streams[g], &variants[child]);
+            let variant = &variants[child];
+            let size = module.const_int(i32t, variant.param_size);
+            b.call(runtime.f("__klap_scope_launch"), &[scope, module.const_int(i32t, g as u64), variant.function, *child, size, streams[g]]);
         }
         if granularity == Granularity::Grid {
             b.call(runtime.f("__klap_grid_release"), &[scope]);

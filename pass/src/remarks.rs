@@ -23,7 +23,7 @@ pub enum Remark {
     NullStreamKept,
     ChildNotDefined,
     WarpFallback,
-    NullStreamWithTail,
+    WarpWithTail,
 }
 
 impl Remark {
@@ -47,7 +47,7 @@ impl Remark {
             Remark::NullStreamKept => "KLAP202",
             Remark::ChildNotDefined => "KLAP203",
             Remark::WarpFallback => "KLAP204",
-            Remark::NullStreamWithTail => "KLAP205",
+            Remark::WarpWithTail => "KLAP205",
         }
     }
 
@@ -81,7 +81,7 @@ impl Remark {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
             Remark::Aggregated | Remark::WarpFallback => "",
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
-            Remark::StreamNotAggregated | Remark::NullStreamKept | Remark::ChildNotDefined | Remark::NullStreamWithTail => {
+            Remark::StreamNotAggregated | Remark::NullStreamKept | Remark::ChildNotDefined | Remark::WarpWithTail => {
                 "launch not aggregated: "
             }
             _ => "launch left unchanged: ",

@@ -25,11 +25,11 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_block_enter(i32 1, i32 12, i32 0, i32 0, i32 0)
-; CHECK:         call ptr @__klap_register(
+; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0,
 ; CHECK:         call i32 @llvm.nvvm.read.ptx.sreg.ntid.z()
 ; CHECK-NOT:     nctaid
 ; CHECK:         call i1 @__klap_scope_exit(ptr [[SCOPE]], i64
-; CHECK:         call void @__klap_launch_chunk(ptr {{%.*}}, ptr @child__klap, ptr @child, i32 12, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 12, ptr null)
 ; CHECK-NOT:     __klap_grid_release
 ; CHECK:         ret void
 define ptx_kernel void @parent(ptr %out, i32 %n) {

@@ -26,11 +26,11 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK:       loop:
-; CHECK:         call ptr @__klap_register(
+; CHECK:         call ptr @__klap_scope_register(
 ; CHECK:         br i1 %more, label %loop, label %exit
 ; CHECK:       exit:
 ; CHECK:         call i1 @__klap_scope_exit(
-; CHECK:         call void @__klap_launch_chunk(
+; CHECK:         call void @__klap_scope_launch(
 define ptx_kernel void @parent(ptr %out, i32 %n) {
 entry:
   %blocks = udiv i32 %n, 32

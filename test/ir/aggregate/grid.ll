@@ -5,7 +5,7 @@
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: FileCheck --check-prefix=RUNTIME %s < %t.ll
-; RUNTIME: define internal {{.*}}@__klap_register(
+; RUNTIME: define internal {{.*}}@__klap_scope_register(
 ; RUNTIME-NOT: define {{.*}}@__klap_warp_chunk(
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
@@ -42,7 +42,7 @@ done:
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0)
-; CHECK:         [[REC:%.*]] = call ptr @__klap_register(ptr {{%.*}}, i32 %blocks, i32 1, i32 1, i32 32, i32 1, i32 1, i32 0)
+; CHECK:         [[REC:%.*]] = call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0, i32 %blocks, i32 1, i32 1, i32 32, i32 1, i32 1, i32 0)
 ; CHECK-NEXT:    [[HAS:%.*]] = icmp ne ptr [[REC]], null
 ; CHECK-NEXT:    br i1 [[HAS]], label %[[STORE:.*]], label %[[AFTER:.*]]
 ; CHECK:       [[STORE]]:
@@ -55,7 +55,7 @@ done:
 ; The exit: the last thread of the grid launches the aggregated child into the launch's stream.
 ; CHECK:         [[LAST:%.*]] = call i1 @__klap_scope_exit(ptr [[SCOPE]], i64 {{%.*}})
 ; CHECK-NEXT:    br i1 [[LAST]]
-; CHECK:         call void @__klap_launch_chunk(ptr {{%.*}}, ptr @child__klap, ptr @child, i32 12, ptr inttoptr (i64 4 to ptr))
+; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 12, ptr inttoptr (i64 4 to ptr))
 ; CHECK-NEXT:    call void @__klap_grid_release(ptr [[SCOPE]])
 ; CHECK:         ret void
 ; CHECK-NOT:     @__cudaCDP2LaunchDevice(
