@@ -148,11 +148,13 @@ INLINE u32 slabs_for(u64 records, u32 record_size, u64 slab_bytes, u32 max_slabs
   return n > max_slabs ? max_slabs : (u32)n;
 }
 
+INLINE void release_slabs(SlabClass k, u32 first, u32 count) {
+  __nvvm_atom_and_gen_ll((long long *)&k.map[first / 64], (long long)~(slab_bits(count) << (first % 64)));
+}
+
 INLINE void chunk_free(Chunk *c) {
-  SlabClass k = slab_class(c->slab >> 31);
-  u32 first = c->slab & 0x7fffffffu;
   fence();
-  __nvvm_atom_and_gen_ll((long long *)&k.map[first / 64], (long long)~(slab_bits(c->slab_count) << (first % 64)));
+  release_slabs(slab_class(c->slab >> 31), c->slab & 0x7fffffffu, c->slab_count);
 }
 
 INLINE u32 chunk_records(const Chunk *c) {
@@ -235,7 +237,7 @@ INLINE Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 freed_
   u32 cap = (u32)((bytes - CHUNK_HEADER - 64) / record_bytes(record_size));
   if (cap == 0) {
     // Arguments too large for the largest chunk of the class.
-    __nvvm_atom_and_gen_ll((long long *)&k.map[first / 64], (long long)~(slab_bits(slab_count) << (first % 64)));
+    release_slabs(k, first, slab_count);
     return 0;
   }
   c->counter = 0;
@@ -368,10 +370,7 @@ extern "C" __attribute__((global)) void __klap_free_chunk(Chunk *c) { chunk_free
 // where a claim finds no room: inlined into every registration, the reclaiming code's registers
 // counted toward every parent (measured: 56 to 70 registers, too many for 1024-thread blocks).
 INLINE void reclaim_near(Chunk *c) {
-  SlabClass k = slab_class(c->slab >> 31);
-  u32 w = (c->slab & 0x7fffffffu) / 64;
-  if (__atomic_load_n(&k.pending[w], __ATOMIC_RELAXED))
-    reclaim_word(k, w);
+  reclaim_word(slab_class(c->slab >> 31), (c->slab & 0x7fffffffu) / 64);
 }
 
 INLINE void launch_one_chunk(Chunk *c, void *aggregated, void *original, u32 param_size, void *stream) {
@@ -424,8 +423,7 @@ DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 
     for (u32 large = 0; large < 2; ++large) {
       SlabClass k = slab_class(large);
       for (u32 w = 0; w < (k.slabs + 63) / 64; ++w)
-        if (__atomic_load_n(&k.pending[w], __ATOMIC_RELAXED))
-          reclaim_word(k, w);
+        reclaim_word(k, w);
     }
   }
   while (c) {
