@@ -118,6 +118,20 @@ INLINE u64 slab_bits(u32 count) { return count >= 64 ? ~0ull : ((1ull << count) 
 // records slow.
 enum { DONE_COUNTERS = 32, NOT_LAUNCHED = 0xffffffffu };
 
+// A block or grid scope: a chain of chunks per group of launch sites (same child, same stream class).
+enum { MAX_GROUPS = 4 };
+struct Chunk;
+struct Scope {
+  Chunk *head[MAX_GROUPS];
+  Chunk *current[MAX_GROUPS]; // null until claimed, CLAIMING, NO_CHUNK, or where registrations go
+  u32 record_size[MAX_GROUPS];
+  u32 large, freed_by_children;
+  u32 in_table; // a grid scope in klap_grid_table, else in the chunk its grid was launched for
+  u64 warps;
+  u64 threads_done;
+};
+
+
 struct Chunk {
   u64 counter;       // records << 32 | child blocks handed out
   u32 capacity;      // records that fit
@@ -134,6 +148,10 @@ struct Chunk {
   u32 *end;          // inclusive end of each record's block range
   u32 *dims;         // 8 per record: grid x y z, block x y z, dynamic shared memory, a counter
   char *args;        // record_size bytes per record
+  // The grid scope of the aggregated child's own launches (a grid-granularity variant that launches):
+  // its blocks find it here; set up by the first of them to arrive (scope_state 0 -> 1 -> 2).
+  u32 scope_state;
+  Scope scope;
 };
 
 INLINE u64 align16(u64 x) { return (x + 15) & ~15ull; }
@@ -252,6 +270,7 @@ INLINE Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 freed_
   c->slab = (u32)first | (large ? 0x80000000u : 0);
   c->slab_count = slab_count;
   c->next = 0;
+  c->scope_state = 0;
   c->end = (u32 *)(mem + CHUNK_HEADER);
   c->dims = (u32 *)(mem + align16(CHUNK_HEADER + 4ull * cap));
   c->args = mem + align16(CHUNK_HEADER + 4ull * cap) + align16(32ull * cap);
@@ -296,12 +315,18 @@ INLINE Taken take_records(Chunk *c, u32 peers, u32 blocks, u32 threads, u32 smem
   return t;
 }
 
+// Returns where the record's arguments go, tagged in bit 0 for the chunk's first record: the one that
+// also holds the arguments uniform over the scope (the pass writes them only there).
 INLINE char *write_record(Chunk *c, Taken t, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem) {
   c->end[t.record] = t.first + gx * gy * gz;
   u32 *d = c->dims + 8 * t.record;
   d[0] = gx, d[1] = gy, d[2] = gz, d[3] = bx, d[4] = by, d[5] = bz, d[6] = smem, d[7] = 0;
-  return c->args + (u64)t.record * c->record_size;
+  return c->args + (u64)t.record * c->record_size + (t.record == 0);
 }
+
+// A registration's result: where its arguments go, and whether it also writes the uniform ones.
+ACCESSOR char *__klap_record_args(char *tagged) { return (char *)((u64)tagged & ~1ull); }
+ACCESSOR bool __klap_record_first(char *tagged) { return (u64)tagged & 1; }
 
 // Registers one launch of a warp scope; returns where its argument record goes, or null (no chunk, or
 // the chunk is full): the caller then makes the original launch.
@@ -329,23 +354,27 @@ struct Dim3 {
 extern "C" __attribute__((device)) void *__cudaCDP2GetParameterBufferV2(void *kernel, Dim3 grid, Dim3 block, u32 smem);
 extern "C" __attribute__((device)) int __cudaCDP2LaunchDeviceV2(void *buffer, void *stream);
 
-INLINE bool launch_once(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *args, u32 size, void *stream) {
+// `uniform_words`: the 4-byte words of the arguments (the first 64) that only the chunk's first record,
+// `first`, holds.
+INLINE bool launch_once(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *args, u32 size, void *stream,
+                        const char *first, u64 uniform_words) {
   char *buf = (char *)__cudaCDP2GetParameterBufferV2(kernel, grid, block, smem);
   if (!buf)
     return false;
   u32 words = size / 4;
   for (u32 i = 0; i < words; ++i)
-    ((u32 *)buf)[i] = ((const u32 *)args)[i];
+    ((u32 *)buf)[i] = ((const u32 *)(i < 64 && (uniform_words >> i) & 1 ? first : args))[i];
   for (u32 i = words * 4; i < size; ++i)
-    buf[i] = args[i];
+    buf[i] = (i / 4 < 64 && (uniform_words >> (i / 4)) & 1 ? first : args)[i];
   return __cudaCDP2LaunchDeviceV2(buf, stream) == 0;
 }
 
 // A launch refused for want of room (pending launches, parameter buffers) may go through once
 // running grids finish: tried again with a growing wait, about 0.5 ms in all.
-INLINE bool launch(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *args, u32 size, void *stream) {
+INLINE bool launch(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *args, u32 size, void *stream,
+                   const char *first = 0, u64 uniform_words = 0) {
   for (u32 wait = 1000;; wait *= 2) {
-    if (launch_once(kernel, grid, block, smem, args, size, stream))
+    if (launch_once(kernel, grid, block, smem, args, size, stream, first, uniform_words))
       return true;
     if (wait > 256000)
       return false;
@@ -353,10 +382,19 @@ INLINE bool launch(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *ar
   }
 }
 
-INLINE bool launch_record(Chunk *c, u32 r, void *original, u32 param_size, void *stream) {
+// What a chunk's aggregated child is, and what its records are launched as when they are launched one
+// by one: `original` with `param_size` bytes of arguments, of which `uniform_words` are in record 0 only.
+struct ChildKernel {
+  void *aggregated, *original;
+  u32 param_size;
+  u64 uniform_words;
+};
+
+INLINE bool launch_record(Chunk *c, u32 r, ChildKernel k, void *stream) {
   const u32 *d = c->dims + 8 * r;
   Dim3 g = {d[0], d[1], d[2]}, b = {d[3], d[4], d[5]};
-  return launch(original, g, b, d[6], c->args + (u64)r * c->record_size, param_size, stream);
+  return launch(k.original, g, b, d[6], c->args + (u64)r * c->record_size, k.param_size, stream, c->args,
+                k.uniform_words);
 }
 
 // Returns a chunk to the pool. Launched into the tail stream of the grid that launched the chunk's
@@ -373,7 +411,7 @@ INLINE void reclaim_near(Chunk *c) {
   reclaim_word(slab_class(c->slab >> 31), (c->slab & 0x7fffffffu) / 64);
 }
 
-INLINE void launch_one_chunk(Chunk *c, void *aggregated, void *original, u32 param_size, void *stream) {
+INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
   reclaim_near(c);
   fence();
   u64 counter = __atomic_load_n(&c->counter, __ATOMIC_RELAXED);
@@ -382,7 +420,7 @@ INLINE void launch_one_chunk(Chunk *c, void *aggregated, void *original, u32 par
   if (n <= 1) {
     // Nothing to aggregate: the record, if any, is launched as it was written, and the chunk is
     // free at once (its child reads nothing of it).
-    if (n == 1 && !launch_record(c, 0, original, param_size, stream))
+    if (n == 1 && !launch_record(c, 0, k, stream))
       error("klap: error: a device launch failed (%u blocks, %u record): it is lost\n", c->end[0], 1);
     chunk_free(c);
     return;
@@ -394,7 +432,7 @@ INLINE void launch_one_chunk(Chunk *c, void *aggregated, void *original, u32 par
     c->blocks = total;
     c->group = (n + DONE_COUNTERS - 1) / DONE_COUNTERS;
   }
-  if (launch(aggregated, grid, block, c->max_smem, (const char *)&arg, 8, stream)) {
+  if (launch(k.aggregated, grid, block, c->max_smem, (const char *)&arg, 8, stream)) {
     if (c->freed_by_children) {
       // Nothing frees a chunk before its pending bit is set: it can still be read here.
       SlabClass k = slab_class(c->slab >> 31);
@@ -408,7 +446,7 @@ INLINE void launch_one_chunk(Chunk *c, void *aggregated, void *original, u32 par
   }
   trace("klap: aggregated launch of %u blocks failed; launching its %u records one by one\n", total, records);
   for (u32 r = 0; r < n; ++r)
-    if (!launch_record(c, r, original, param_size, stream))
+    if (!launch_record(c, r, k, stream))
       error("klap: error: a device launch failed (record %u of %u): it is lost\n", r, n);
   chunk_free(c);
 }
@@ -417,7 +455,8 @@ INLINE void launch_one_chunk(Chunk *c, void *aggregated, void *original, u32 par
 // argument), once every registration is done, and schedules the chunk's return to the pool. If a
 // launch cannot be made, each record is launched as it was written, as `original` with `param_size`
 // bytes of arguments: a launch is never lost.
-DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 param_size, void *stream) {
+DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 param_size, u64 uniform_words,
+                                void *stream) {
   if (__atomic_load_n(&klap_reclaim_wanted, __ATOMIC_RELAXED) &&
       __nvvm_atom_xchg_gen_i((int *)&klap_reclaim_wanted, 0)) {
     for (u32 large = 0; large < 2; ++large) {
@@ -428,7 +467,7 @@ DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 
   }
   while (c) {
     Chunk *next = c->next;
-    launch_one_chunk(c, aggregated, original, param_size, stream);
+    launch_one_chunk(c, {aggregated, original, param_size, uniform_words}, stream);
     c = next;
   }
 }
@@ -467,27 +506,40 @@ DEVICE bool __klap_warp_leader(u32 mask) {
 // warp of the scope as in the first; a registration that finds the chunk full takes a new one twice
 // as large. Chunks are launched by the thread that completes the scope's exit count.
 
-enum { MAX_GROUPS = 4, GRID_TABLE = 1024 };
 #define CLAIMING ((Chunk *)1)
 #define NO_CHUNK ((Chunk *)2)
 
-struct Scope {
-  Chunk *head[MAX_GROUPS];
-  Chunk *current[MAX_GROUPS]; // null until claimed, CLAIMING, NO_CHUNK, or where registrations go
-  u32 record_size[MAX_GROUPS];
-  u32 large, freed_by_children, max_slabs;
-  u64 warps;
-  u64 threads_done;
-};
-
 SHARED Scope klap_block_scope;
 
+// Where an aggregated child's blocks find their record; a grid scope in the child lives in its chunk.
+struct ChildContext {
+  Chunk *chunk;
+  char *args;
+  char *uniform_args; // the chunk's first record: the arguments uniform over the scope
+  u32 grid[3], block[3], index[3];
+  u32 threads;
+  u32 freed_by_children;
+  u32 exited; // threads of this block past their exit
+  u32 *done; // the counter of the block's group of records
+  u64 grid_threads; // the aggregated launch's threads that serve records
+};
+SHARED ChildContext klap_child;
+
+// A grid launched as written (from the host, or a launch that was not aggregated) finds its scope in
+// this table, keyed by %gridid (unique per launch). A grid's blocks must all find the one entry its
+// first block set up: a block that set up a second would leave both scopes short of their exit count
+// and their launches would never be made. So lookups scan a whole window of GRID_WINDOW entries (holes
+// left by finished grids do not end the search), and an entry is only taken under klap_grid_lock,
+// after looking again. The window is larger than the 128 grids a GPU runs at once (sm_90), so a grid
+// always finds a free entry in it.
+enum { GRID_TABLE = 1024, GRID_WINDOW = 256 };
 struct GridEntry {
   u64 grid;
   u64 ready;
   Scope scope;
 };
 GLOBAL_VAR GridEntry klap_grid_table[GRID_TABLE];
+GLOBAL_VAR u32 klap_grid_lock;
 
 SHARED Scope *klap_scope_ptr;
 
@@ -495,7 +547,8 @@ INLINE u32 block_threads() {
   return __nvvm_read_ptx_sreg_ntid_x() * __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_ntid_z();
 }
 
-INLINE void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 warps, u32 freed_by_children) {
+INLINE void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 warps, u32 freed_by_children,
+                        u32 in_table) {
   for (u32 g = 0; g < MAX_GROUPS; ++g) {
     s->head[g] = 0;
     s->current[g] = g < groups ? 0 : NO_CHUNK;
@@ -503,17 +556,20 @@ INLINE void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 w
   }
   s->large = large;
   s->freed_by_children = freed_by_children;
-  s->max_slabs = large ? 8 : 64;
+  s->in_table = in_table;
   s->warps = warps;
   s->threads_done = 0;
 }
 
+// A grid scope's chunk that fits in a few small slabs takes those: a grid of a few blocks (e.g. one of
+// the launches made as written when the pool ran short) must not hold a whole large slab.
+enum { SMALL_ENOUGH = 16 };
 INLINE Chunk *scope_chunk_alloc(Scope *s, u32 g, u64 records) {
-  u64 slab_bytes = s->large ? LARGE_SLAB : SMALL_SLAB;
-  return chunk_alloc(s->large, slabs_for(records, s->record_size[g], slab_bytes, s->max_slabs), s->record_size[g],
-                     s->freed_by_children);
+  u32 size = s->record_size[g];
+  u32 small = slabs_for(records, size, SMALL_SLAB, 64);
+  bool large = s->large && small > SMALL_ENOUGH;
+  return chunk_alloc(large, large ? slabs_for(records, size, LARGE_SLAB, 8) : small, size, s->freed_by_children);
 }
-
 INLINE Chunk *volatile_load(Chunk **p) { return *(Chunk *volatile *)p; }
 
 INLINE void publish(Scope *s, u32 g, Chunk *c) {
@@ -575,40 +631,105 @@ DEVICE char *__klap_scope_register(Scope *s, u32 g, u32 gx, u32 gy, u32 gz, u32 
 DEVICE Scope *__klap_block_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3) {
   if (tid_linear() == 0) {
     u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
-    setup_scope(&klap_block_scope, groups, sizes, 0, (block_threads() + 31) / 32, 1);
+    setup_scope(&klap_block_scope, groups, sizes, 0, (block_threads() + 31) / 32, 1, 0);
   }
   __syncthreads();
   return &klap_block_scope;
 }
 
-// Grid scope: call at kernel entry, by every thread. The first block of a grid to arrive claims the
-// grid's table entry (keyed by %gridid, unique per launch) and sets up its scope.
-DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 freed_by_children) {
-  if (tid_linear() == 0) {
-    u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
+// The entry of grid `g` in the window starting at `h`, searched by the lanes of `mask`; or null.
+INLINE GridEntry *grid_lookup(u64 g, u32 h, u32 mask) {
+  u32 lanes = __builtin_popcount(mask), rank = __builtin_popcount(mask & lanemask_lt());
+  for (u32 base = 0; base < GRID_WINDOW; base += lanes) {
+    u32 i = base + rank;
+    bool hit = i < GRID_WINDOW &&
+               __atomic_load_n(&klap_grid_table[(h + i) % GRID_TABLE].grid, __ATOMIC_RELAXED) == g;
+    u32 hits = __nvvm_vote_ballot_sync(mask, hit);
+    if (hits)
+      return &klap_grid_table[(h + shfl_idx(mask, i, __builtin_ctz(hits))) % GRID_TABLE];
+  }
+  return 0;
+}
+
+// Under klap_grid_lock: takes a free entry of the window for grid `g` and sets its scope up.
+INLINE GridEntry *grid_claim(u64 g, u32 h, u32 groups, const u32 *sizes) {
+  for (u32 i = 0; i < GRID_WINDOW; ++i) {
+    GridEntry *e = &klap_grid_table[(h + i) % GRID_TABLE];
+    if (__atomic_load_n(&e->grid, __ATOMIC_RELAXED) != 0)
+      continue;
     u64 blocks = (u64)__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_nctaid_y() * __nvvm_read_ptx_sreg_nctaid_z();
-    u64 g = grid_id() + 1;
-    u32 h = (u32)((g * 0x9E3779B97F4A7C15ull) >> 54) % GRID_TABLE;
-    GridEntry *e = 0;
-    for (u32 probe = 0; probe < GRID_TABLE; ++probe) {
-      GridEntry *cand = &klap_grid_table[(h + probe) % GRID_TABLE];
-      u64 seen = __nvvm_atom_cas_gen_ll((long long *)&cand->grid, 0, (long long)g);
-      if (seen == 0) {
-        setup_scope(&cand->scope, groups, sizes, 1, blocks * ((block_threads() + 31) / 32), freed_by_children);
-        fence();
-        __atomic_store_n(&cand->ready, 1, __ATOMIC_RELAXED);
-        e = cand;
-        break;
+    setup_scope(&e->scope, groups, sizes, 1, blocks * ((block_threads() + 31) / 32), 0, 1);
+    e->ready = 0;
+    fence();
+    __atomic_store_n(&e->grid, g, __ATOMIC_RELAXED);
+    fence();
+    __atomic_store_n(&e->ready, 1, __ATOMIC_RELAXED);
+    return e;
+  }
+  return 0;
+}
+
+// The table entry of the calling block's grid, found or set up by warp 0 (`mask` its threads).
+INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
+  u64 g = grid_id() + 1;
+  u32 h = (u32)((g * 0x9E3779B97F4A7C15ull) >> 54) % GRID_TABLE;
+  bool leader = lane_id() == (u32)__builtin_ctz(mask);
+  for (u32 wait = 32;; wait = wait < 1024 ? 2 * wait : wait) {
+    GridEntry *e = grid_lookup(g, h, mask);
+    if (!e) {
+      u32 locked = leader && __nvvm_atom_cas_gen_i((int *)&klap_grid_lock, 0, 1) == 0;
+      if (__nvvm_vote_ballot_sync(mask, locked)) {
+        e = grid_lookup(g, h, mask);
+        if (!e && leader) {
+          e = grid_claim(g, h, groups, sizes);
+          if (!e)
+            error("klap: error: no free grid table entry among %u (at most %u grids run at once)\n", GRID_WINDOW, 128);
+        }
+        if (leader) {
+          fence();
+          __atomic_store_n(&klap_grid_lock, 0, __ATOMIC_RELAXED);
+        }
+        u64 p = shfl_idx(mask, (u32)((u64)e >> 32), __builtin_ctz(mask));
+        p = p << 32 | shfl_idx(mask, (u32)(u64)e, __builtin_ctz(mask));
+        return p ? &((GridEntry *)p)->scope : 0;
       }
-      if (seen == g) {
-        while (__atomic_load_n((volatile u64 *)&cand->ready, __ATOMIC_RELAXED) == 0)
-          ;
-        fence();
-        e = cand;
-        break;
-      }
+      __nvvm_nanosleep(wait);
+      continue;
     }
-    klap_scope_ptr = e ? &e->scope : 0;
+    while (__atomic_load_n((volatile u64 *)&e->ready, __ATOMIC_RELAXED) == 0)
+      ;
+    fence();
+    return &e->scope;
+  }
+}
+
+// The grid scope of an aggregated child: in its chunk, set up by the first block to arrive.
+INLINE Scope *chunk_scope(u32 groups, const u32 *sizes) {
+  Chunk *c = klap_child.chunk;
+  u32 *state = &c->scope_state;
+  if (__nvvm_atom_cas_gen_i((int *)state, 0, 1) == 0) {
+    u64 blocks = __nvvm_read_ptx_sreg_nctaid_x();
+    setup_scope(&c->scope, groups, sizes, 1, blocks * ((block_threads() + 31) / 32), 1, 0);
+    fence();
+    __atomic_store_n(state, 2, __ATOMIC_RELAXED);
+  } else {
+    while (__atomic_load_n((volatile u32 *)state, __ATOMIC_RELAXED) != 2)
+      ;
+    fence();
+  }
+  return &c->scope;
+}
+
+// Grid scope: call at kernel entry (in an aggregated child: after its record lookup), by every thread.
+DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 in_child) {
+  u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
+  if (in_child) {
+    if (tid_linear() == 0)
+      klap_scope_ptr = chunk_scope(groups, sizes);
+  } else if (tid_linear() < 32) {
+    Scope *s = grid_table_scope(groups, sizes, active_mask());
+    if (tid_linear() == 0)
+      klap_scope_ptr = s;
   }
   __syncthreads();
   return klap_scope_ptr;
@@ -633,13 +754,16 @@ DEVICE bool __klap_scope_exit(Scope *s, u64 expected) {
   return last && lane_id() == leader;
 }
 
-DEVICE void __klap_scope_launch(Scope *s, u32 g, void *aggregated, void *original, u32 param_size, void *stream) {
+DEVICE void __klap_scope_launch(Scope *s, u32 g, void *aggregated, void *original, u32 param_size,
+                                u64 uniform_words, void *stream) {
   fence();
-  __klap_launch_chunk(s->head[g], aggregated, original, param_size, stream);
+  __klap_launch_chunk(s->head[g], aggregated, original, param_size, uniform_words, stream);
 }
 
 // The grid scope's table entry is free again once its last thread has taken the chunks.
 DEVICE void __klap_grid_release(Scope *s) {
+  if (!s->in_table)
+    return;
   GridEntry *e = (GridEntry *)((char *)s - __builtin_offsetof(GridEntry, scope));
   __atomic_store_n(&e->ready, 0, __ATOMIC_RELAXED);
   fence();
@@ -651,17 +775,6 @@ DEVICE void __klap_grid_release(Scope *s) {
 // Every aggregated block serves one record. Thread 0 finds it, the block reads it from shared memory,
 // and the sreg reads of the child's code are remapped onto it.
 
-struct ChildContext {
-  Chunk *chunk;
-  char *args;
-  u32 grid[3], block[3], index[3];
-  u32 threads;
-  u32 freed_by_children;
-  u32 exited; // threads of this block past their exit
-  u32 *done; // the counter of the block's group of records
-  u64 grid_threads; // the aggregated launch's threads that serve records
-};
-SHARED ChildContext klap_child;
 
 // At the aggregated child's entry, by every thread: the record's arguments, or null for a thread
 // beyond the record's block size (it must return at once).
@@ -707,6 +820,7 @@ DEVICE char *__klap_child_enter(Chunk *c) {
       const u32 *d = c->dims + 8 * r;
       klap_child.chunk = c;
       klap_child.args = c->args + (u64)r * c->record_size;
+      klap_child.uniform_args = c->args;
       klap_child.grid[0] = d[0], klap_child.grid[1] = d[1], klap_child.grid[2] = d[2];
       klap_child.block[0] = d[3], klap_child.block[1] = d[4], klap_child.block[2] = d[5];
       klap_child.index[0] = local % d[0];
@@ -740,6 +854,8 @@ DEVICE void __klap_child_exit() {
     return;
   asm volatile("red.relaxed.gpu.add.u32 [%0], 1;" ::"l"(klap_child.done) : "memory");
 }
+
+ACCESSOR char *__klap_child_uniform_args() { return klap_child.uniform_args; }
 
 // The child's view of its indices.
 ACCESSOR u32 __klap_tid_x() { return tid_x() % klap_child.block[0]; }

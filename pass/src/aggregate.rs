@@ -26,6 +26,7 @@ use crate::ffi::{first_instruction, Builder, Ctx, Module, Op, Type, Value};
 use crate::launch::{self, param_layout, LaunchModel, LaunchSite};
 use crate::normalize::{dim3_fields, emit_launch, erase_site, ArgValues, CanonicalEntries};
 use crate::remarks::Remark;
+use crate::uniform::{self, UniformParams};
 use std::collections::{HashMap, HashSet};
 
 static RUNTIME_BITCODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/klap_rt.bc"));
@@ -63,9 +64,14 @@ struct Variant {
     function: Value,
     /// Where the original kernel's code starts (after the record lookup and argument loads).
     body_start: Value,
-    /// The return of threads beyond their record's block size.
-    masked_return: Value,
+    /// Where each thread that ran counts itself out of its record's block; a scope in the variant
+    /// must be done before (a grid scope lives in the chunk the count may free).
+    exits: Vec<Value>,
     param_size: u64,
+    /// Which parameters are uniform over every scope that launches it (passed once per chunk), and
+    /// the 4-byte words of the parameter buffer that hold only those.
+    uniform: Vec<bool>,
+    uniform_words: u64,
 }
 
 /// Why a recognized launch is not aggregated, or None.
@@ -98,6 +104,8 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
     if children.is_empty() {
         return false;
     }
+    let eligible: Vec<&LaunchSite> = model.sites.iter().filter(|s| ineligible(s, options).is_none()).collect();
+    let uniform = uniform::analyze(&eligible, &children);
     let names = Runtime::declare(module);
     let pool = define_pool(module, options.pool_bytes, options.trace);
     // A developer's hook for trying runtime changes without rebuilding the plugin.
@@ -122,8 +130,10 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
 
     let mut sreg_clones = HashMap::new();
     let readers = sreg_readers(module);
-    let variants: HashMap<Value, Variant> =
-        children.iter().map(|&k| (k, make_variant(module, &runtime, k, &readers, &mut sreg_clones))).collect();
+    let variants: HashMap<Value, Variant> = children
+        .iter()
+        .map(|&k| (k, make_variant(module, &runtime, k, &uniform, &readers, &mut sreg_clones)))
+        .collect();
     let by_function: HashMap<Value, &Variant> = variants.values().map(|v| (v.function, v)).collect();
 
     // The variants hold launches too (multi-level and recursive launching): look again.
@@ -170,14 +180,14 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
                 continue;
             }
             if !quiet {
-                Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(site, Granularity::Warp));
+                Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(site, &variants[&site.child], Granularity::Warp));
             }
             aggregate_at_warp(module, &runtime, &entries, site, &variants[&site.child]);
         }
         if !scope_sites.is_empty() {
             for site in &scope_sites {
                 if !quiet {
-                    Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(site, options.granularity));
+                    Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(site, &variants[&site.child], options.granularity));
                 }
             }
             aggregate_in_scope(module, &runtime, &entries, caller, &scope_sites, &groups, &variants, in_variant, options.granularity);
@@ -192,8 +202,15 @@ fn sites_tail_launch(model: &LaunchModel, caller: Value) -> bool {
     model.sites.iter().any(|s| s.caller == caller && s.stream == Stream::Tail)
 }
 
-fn aggregated_message(site: &LaunchSite, g: Granularity) -> String {
-    format!("launch of @{} aggregated at {} granularity ({} argument bytes per record)", site.child.name(), g.as_str(), param_layout(site.child.module(), site.child).1)
+fn aggregated_message(site: &LaunchSite, variant: &Variant, g: Granularity) -> String {
+    let params = param_layout(site.child.module(), site.child).0;
+    let once: u64 = params.iter().zip(&variant.uniform).filter(|(_, &u)| u).map(|(p, _)| p.size).sum();
+    let what = if once == 0 {
+        format!("{} argument bytes per record", variant.param_size)
+    } else {
+        format!("{} argument bytes per record, {} of them passed once", variant.param_size, once)
+    };
+    format!("launch of @{} aggregated at {} granularity ({what})", site.child.name(), g.as_str())
 }
 
 // ---- the device runtime's entry points ---------------------------------------------------------
@@ -209,17 +226,20 @@ impl Runtime {
         let (ptr, i32t, i64t, i1t, void) = (module.ptr_type(), module.i32_type(), module.i64_type(), module.i1_type(), module.void_type());
         let mut sigs: Vec<(&'static str, Type, Vec<Type>)> = vec![
             ("__klap_register", ptr, vec![ptr, i32t, i32t, i32t, i32t, i32t, i32t, i32t]),
-            ("__klap_launch_chunk", void, vec![ptr, ptr, ptr, i32t, ptr]),
+            ("__klap_launch_chunk", void, vec![ptr, ptr, ptr, i32t, i64t, ptr]),
+            ("__klap_record_args", ptr, vec![ptr]),
+            ("__klap_record_first", i1t, vec![ptr]),
             ("__klap_active_mask", i32t, vec![]),
             ("__klap_warp_chunk", ptr, vec![i32t, i32t]),
             ("__klap_warp_leader", i1t, vec![i32t]),
             ("__klap_block_enter", ptr, vec![i32t; 5]),
             ("__klap_grid_enter", ptr, vec![i32t; 6]),
             ("__klap_scope_register", ptr, vec![ptr, i32t, i32t, i32t, i32t, i32t, i32t, i32t, i32t]),
-            ("__klap_scope_launch", void, vec![ptr, i32t, ptr, ptr, i32t, ptr]),
+            ("__klap_scope_launch", void, vec![ptr, i32t, ptr, ptr, i32t, i64t, ptr]),
             ("__klap_scope_exit", i1t, vec![ptr, i64t]),
             ("__klap_grid_release", void, vec![ptr]),
             ("__klap_child_enter", ptr, vec![ptr]),
+            ("__klap_child_uniform_args", ptr, vec![]),
             ("__klap_child_exit", void, vec![]),
             ("__klap_child_block_threads", i64t, vec![]),
             ("__klap_child_grid_threads", i64t, vec![]),
@@ -334,9 +354,18 @@ fn remap_sregs(runtime: &Runtime, f: Value, readers: &HashSet<Value>, clones: &m
     }
 }
 
-fn make_variant(module: Module, runtime: &Runtime, kernel: Value, readers: &HashSet<Value>, clones: &mut HashMap<Value, Value>) -> Variant {
+fn make_variant(
+    module: Module,
+    runtime: &Runtime,
+    kernel: Value,
+    uniform: &UniformParams,
+    readers: &HashSet<Value>,
+    clones: &mut HashMap<Value, Value>,
+) -> Variant {
     let ptr = module.ptr_type();
     let (params, param_size) = param_layout(module, kernel);
+    let uniform = uniform[&kernel].clone();
+    let uniform_words = uniform::uniform_words(&params, &uniform, param_size);
     let f = module.add_function(&format!("{}__klap", kernel.name()), module.function_type(module.void_type(), &[ptr]));
     f.set_ptx_kernel();
     f.copy_linkage_from(kernel);
@@ -366,8 +395,10 @@ fn make_variant(module: Module, runtime: &Runtime, kernel: Value, readers: &Hash
 
     let body_start = first_instruction(body);
     b.position_before(body_start);
-    for (p, (placeholder, param)) in kernel.params().iter().zip(placeholders.iter().zip(&params)) {
-        let at = b.byte_gep(args, param.offset);
+    let uniform_args = uniform.contains(&true).then(|| b.call(runtime.f("__klap_child_uniform_args"), &[]));
+    for (i, (p, (placeholder, param))) in kernel.params().iter().zip(placeholders.iter().zip(&params)).enumerate() {
+        let base = if uniform[i] { uniform_args.unwrap() } else { args };
+        let at = b.byte_gep(base, param.offset);
         let value = if param.byval {
             // A kernel may write its by-value struct; each thread gets its own copy, as before.
             let copy = crate::normalize::entry_alloca(module, f, param.ty, param.align as u32);
@@ -380,12 +411,13 @@ fn make_variant(module: Module, runtime: &Runtime, kernel: Value, readers: &Hash
         placeholder.replace_all_uses_with(value);
         placeholder.erase();
     }
+    let mut exits = Vec::new();
     for ret in f.all_instructions().into_iter().filter(|i| i.is_return() && *i != masked_return) {
         b.position_before(ret);
-        b.call(runtime.f("__klap_child_exit"), &[]);
+        exits.push(b.call(runtime.f("__klap_child_exit"), &[]));
     }
     remap_sregs(runtime, f, readers, clones);
-    Variant { function: f, body_start, masked_return, param_size }
+    Variant { function: f, body_start, exits, param_size, uniform, uniform_words }
 }
 
 // ---- parent side -------------------------------------------------------------------------------
@@ -393,18 +425,37 @@ fn make_variant(module: Module, runtime: &Runtime, kernel: Value, readers: &Hash
 /// Registers the launch at `site` with `register` (the runtime's registration for the scope, called
 /// with `scope_args` then the launch's configuration); where no record can be had, the original
 /// launch is made. Returns nothing: the site is replaced.
-fn register_or_launch(module: Module, entries: &CanonicalEntries, site: &LaunchSite, register: Value, scope_args: &[Value], b: &mut Builder) {
+#[allow(clippy::too_many_arguments)]
+fn register_or_launch(
+    module: Module,
+    runtime: &Runtime,
+    entries: &CanonicalEntries,
+    site: &LaunchSite,
+    variant: &Variant,
+    register: Value,
+    scope_args: &[Value],
+    b: &mut Builder,
+) {
     let args = ArgValues::capture(module, site);
     b.position_before(site.launch);
     let [gx, gy, gz] = dim3_fields(module, b, &site.grid);
     let [bx, by, bz] = dim3_fields(module, b, &site.block);
     let mut call_args = scope_args.to_vec();
     call_args.extend([gx, gy, gz, bx, by, bz, site.smem]);
-    let record = b.call(register, &call_args);
-    let has_record = b.is_not_null(record);
+    let tagged = b.call(register, &call_args);
+    let has_record = b.is_not_null(tagged);
     let then_end = site.launch.split_if_then(has_record);
     b.position_before(then_end);
-    args.store_into(b, record);
+    let record = b.call(runtime.f("__klap_record_args"), &[tagged]);
+    let once: Vec<bool> = site.writes.iter().map(|w| variant.uniform[w.param]).collect();
+    args.store_where(b, record, &once, false);
+    if once.contains(&true) {
+        // The arguments uniform over the scope: into the chunk's first record only.
+        let first = b.call(runtime.f("__klap_record_first"), &[tagged]);
+        let first_end = then_end.split_if_then(first);
+        b.position_before(first_end);
+        args.store_where(b, record, &once, true);
+    }
     // The else side: the original launch, for threads that got no record.
     b.position_before(site.launch);
     let no_record = b.call_not(has_record);
@@ -424,12 +475,13 @@ fn aggregate_at_warp(module: Module, runtime: &Runtime, entries: &CanonicalEntri
     let chunk = b.call(runtime.f("__klap_warp_chunk"), &[mask, size]);
     // After the registration (or the lane's own launch), the lanes meet again and one launches.
     let after = site.launch.next_instruction().expect("a launch is never a terminator");
-    register_or_launch(module, entries, site, runtime.f("__klap_register"), &[chunk], &mut b);
+    register_or_launch(module, runtime, entries, site, variant, runtime.f("__klap_register"), &[chunk], &mut b);
     b.position_before(after);
     let leader = b.call(runtime.f("__klap_warp_leader"), &[mask]);
     let leader_end = after.split_if_then(leader);
     b.position_before(leader_end);
-    b.call(runtime.f("__klap_launch_chunk"), &[chunk, variant.function, site.child, size, site.stream_operand]);
+    let words = module.const_int(module.i64_type(), variant.uniform_words);
+    b.call(runtime.f("__klap_launch_chunk"), &[chunk, variant.function, site.child, size, words, site.stream_operand]);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -467,17 +519,16 @@ fn aggregate_in_scope(
     };
     let scope = b.call(runtime.f(enter), &enter_args);
 
-    // Exit: every return but a variant's early one for threads beyond their record.
-    let returns: Vec<Value> = kernel
-        .all_instructions()
-        .into_iter()
-        .filter(|i| i.is_return() && Some(*i) != in_variant.map(|v| v.masked_return))
-        .collect();
+    // Exit: every return, in a variant before the thread counts itself out of its record.
+    let exits: Vec<Value> = match in_variant {
+        Some(v) => v.exits.clone(),
+        None => kernel.all_instructions().into_iter().filter(|i| i.is_return()).collect(),
+    };
 
     for site in sites {
         let group = groups.iter().position(|g| *g == (site.child, site.stream)).unwrap();
         let scope_args = [scope, module.const_int(i32t, group as u64)];
-        register_or_launch(module, entries, site, runtime.f("__klap_scope_register"), &scope_args, &mut b);
+        register_or_launch(module, runtime, entries, site, &variants[&site.child], runtime.f("__klap_scope_register"), &scope_args, &mut b);
     }
 
     let streams: Vec<Value> = groups
@@ -487,16 +538,18 @@ fn aggregate_in_scope(
             site.stream_operand
         })
         .collect();
-    for ret in returns {
-        b.position_before(ret);
+    for exit in exits {
+        b.position_before(exit);
         let expected = expected_threads(module, runtime, &mut b, granularity, in_variant.is_some());
         let last = b.call(runtime.f("__klap_scope_exit"), &[scope, expected]);
-        let last_end = ret.split_if_then(last);
+        let last_end = exit.split_if_then(last);
         b.position_before(last_end);
         for (g, (child, _)) in groups.iter().enumerate() {
             let variant = &variants[child];
             let size = module.const_int(i32t, variant.param_size);
-            b.call(runtime.f("__klap_scope_launch"), &[scope, module.const_int(i32t, g as u64), variant.function, *child, size, streams[g]]);
+            let words = module.const_int(module.i64_type(), variant.uniform_words);
+            let group = module.const_int(i32t, g as u64);
+            b.call(runtime.f("__klap_scope_launch"), &[scope, group, variant.function, *child, size, words, streams[g]]);
         }
         if granularity == Granularity::Grid {
             b.call(runtime.f("__klap_grid_release"), &[scope]);

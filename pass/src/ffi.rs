@@ -426,6 +426,40 @@ impl Value {
         // SAFETY: dynamic type test.
         (!unsafe { LLVMIsAFunction(self.0) }.is_null()).then_some(self)
     }
+    /// For a function parameter: its function and index.
+    pub fn as_param(self) -> Option<(Value, u32)> {
+        // SAFETY: dynamic type test, then the parameter's parent and its siblings.
+        unsafe {
+            if LLVMIsAArgument(self.0).is_null() {
+                return None;
+            }
+            let f = Value(LLVMGetParamParent(self.0));
+            f.params().iter().position(|p| *p == self).map(|i| (f, i as u32))
+        }
+    }
+    /// A constant: a literal, a global's or function's address, or a constant expression of them.
+    pub fn is_constant(self) -> bool {
+        // SAFETY: dynamic type test.
+        !unsafe { LLVMIsAConstant(self.0) }.is_null()
+    }
+    pub fn num_operands(self) -> u32 {
+        // SAFETY: self is a user (an instruction or constant expression).
+        unsafe { LLVMGetNumOperands(self.0) as u32 }
+    }
+    /// An instruction whose result depends only on its operands' values: arithmetic, comparisons,
+    /// casts, address arithmetic, selects, aggregate element reads and writes.
+    pub fn is_pure_computation(self) -> bool {
+        use LLVMOpcode::*;
+        // SAFETY: self is an instruction.
+        matches!(
+            unsafe { LLVMGetInstructionOpcode(self.0) },
+            LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr | LLVMAShr
+                | LLVMAnd | LLVMOr | LLVMXor | LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem | LLVMFNeg
+                | LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPTrunc | LLVMFPExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP
+                | LLVMSIToFP | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMICmp | LLVMFCmp
+                | LLVMSelect | LLVMGetElementPtr | LLVMExtractValue | LLVMInsertValue | LLVMFreeze
+        )
+    }
     pub fn is_instruction(self) -> bool {
         // SAFETY: dynamic type test.
         !unsafe { LLVMIsAInstruction(self.0) }.is_null()

@@ -12,6 +12,7 @@ pub mod launch;
 pub mod normalize;
 pub mod print;
 pub mod remarks;
+pub mod uniform;
 
 use ffi::{Ctx, Module};
 use launch::LaunchModel;

@@ -201,6 +201,14 @@ impl ArgValues {
             b.store(value, at, align);
         }
     }
+
+    /// Stores the writes `k` with `selected[k] == which`.
+    pub fn store_where(&self, b: &mut Builder, base: Value, selected: &[bool], which: bool) {
+        for (&(offset, value, align), _) in self.writes.iter().zip(selected).filter(|(_, &s)| s == which) {
+            let at = b.byte_gep(base, offset);
+            b.store(value, at, align);
+        }
+    }
 }
 
 /// Emits the canonical launch of `site` before `at`: returns the launch call, the block it is in, and

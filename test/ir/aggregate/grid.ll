@@ -1,6 +1,7 @@
 ; Grid granularity: the parent sets up its grid's scope at entry, registers each launch (the
 ; original launch is kept for when no record can be had), and the thread that completes the grid's
-; exit count launches the aggregated child. The child gets a variant taking the record chunk.
+; exit count launches the aggregated child. The child gets a variant taking the record chunk. The
+; parent's own parameter %out is the same for the whole grid: only the chunk's first record holds it.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
@@ -22,7 +23,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 ; The pool and the runtime, linked in as this module's own.
 ; CHECK: @klap_pool = internal addrspace(1) global [67108864 x i8] zeroinitializer
 
-; REMARK: remark: <unknown>:0:0: launch of @child aggregated at grid granularity (12 argument bytes per record) [KLAP200]
+; REMARK: remark: <unknown>:0:0: launch of @child aggregated at grid granularity (12 argument bytes per record, 8 of them passed once) [KLAP200]
 
 define ptx_kernel void @child(ptr %out, i32 %n) {
   %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -42,20 +43,25 @@ done:
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0)
-; CHECK:         [[REC:%.*]] = call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0, i32 %blocks, i32 1, i32 1, i32 32, i32 1, i32 1, i32 0)
-; CHECK-NEXT:    [[HAS:%.*]] = icmp ne ptr [[REC]], null
+; CHECK:         [[TAGGED:%.*]] = call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0, i32 %blocks, i32 1, i32 1, i32 32, i32 1, i32 1, i32 0)
+; CHECK-NEXT:    [[HAS:%.*]] = icmp ne ptr [[TAGGED]], null
 ; CHECK-NEXT:    br i1 [[HAS]], label %[[STORE:.*]], label %[[AFTER:.*]]
 ; CHECK:       [[STORE]]:
-; CHECK-NEXT:    store ptr %out, ptr [[REC]], align 8
+; CHECK-NEXT:    [[REC:%.*]] = call ptr @__klap_record_args(ptr [[TAGGED]])
 ; CHECK-NEXT:    [[P1:%.*]] = getelementptr inbounds i8, ptr [[REC]], i64 8
-; CHECK-NEXT:    store i32 %n, ptr [[P1]], align 4
+; CHECK-NEXT:    store i32 %mine, ptr [[P1]], align 4
+; CHECK-NEXT:    [[FIRST:%.*]] = call i1 @__klap_record_first(ptr [[TAGGED]])
+; CHECK-NEXT:    br i1 [[FIRST]], label %[[ONCE:.*]], label
+; CHECK:       [[ONCE]]:
+; CHECK-NEXT:    store ptr %out, ptr [[REC]], align 8
 ; The original launch, for a thread that got no record.
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @child,
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; The exit: the last thread of the grid launches the aggregated child into the launch's stream.
 ; CHECK:         [[LAST:%.*]] = call i1 @__klap_scope_exit(ptr [[SCOPE]], i64 {{%.*}})
 ; CHECK-NEXT:    br i1 [[LAST]]
-; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 12, ptr inttoptr (i64 4 to ptr))
+; Words 0 and 1 of the parameter buffer (%out) are in the first record only.
+; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 12, i64 3, ptr inttoptr (i64 4 to ptr))
 ; CHECK-NEXT:    call void @__klap_grid_release(ptr [[SCOPE]])
 ; CHECK:         ret void
 ; CHECK-NOT:     @__cudaCDP2LaunchDevice(
@@ -70,7 +76,9 @@ entry:
 launch:
   store ptr %out, ptr %buf, align 64
   %p1 = getelementptr inbounds i8, ptr %buf, i64 8
-  store i32 %n, ptr %p1, align 8
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %mine = add i32 %n, %tid
+  store i32 %mine, ptr %p1, align 8
   %blocks = udiv i32 %n, 32
   store i32 %blocks, ptr %grid, align 8
   %gy = getelementptr inbounds i8, ptr %grid, i64 4
@@ -92,7 +100,8 @@ done:
 ; CHECK-NEXT:    [[ACTIVE:%.*]] = icmp ne ptr [[ARGS]], null
 ; CHECK-NEXT:    br i1 [[ACTIVE]], label %[[BODY:.*]], label %klap.masked
 ; CHECK:       [[BODY]]:
-; CHECK-NEXT:    [[OUT:%.*]] = load ptr, ptr [[ARGS]], align 8
+; CHECK-NEXT:    [[ONCE:%.*]] = call ptr @__klap_child_uniform_args()
+; CHECK-NEXT:    [[OUT:%.*]] = load ptr, ptr [[ONCE]], align 8
 ; CHECK-NEXT:    [[N:%.*]] = getelementptr inbounds i8, ptr [[ARGS]], i64 8
 ; CHECK-NEXT:    [[NV:%.*]] = load i32, ptr [[N]], align 4
 ; CHECK-NOT:     sreg.ctaid

@@ -45,7 +45,8 @@ entry:
 fill:
   store ptr %out, ptr %buf, align 8
   %a1 = getelementptr inbounds i8, ptr %buf, i64 8
-  store i32 %n, ptr %a1, align 4
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  store i32 %tid, ptr %a1, align 4
   %a2 = getelementptr inbounds i8, ptr %buf, i64 16
   store double 2.0, ptr %a2, align 4
   %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)

@@ -18,7 +18,7 @@ define ptx_kernel void @child(i32 %n) {
 
 ; REMARK-COUNT-2: launch not aggregated: in a kernel that also tail-launches, a launch into another stream is not aggregated at warp granularity (known hang) [KLAP205]
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         call void @__klap_launch_chunk(ptr {{%.*}}, ptr @child__klap, ptr @child, i32 4, ptr inttoptr (i64 3 to ptr))
+; CHECK:         call void @__klap_launch_chunk(ptr {{%.*}}, ptr @child__klap, ptr @child, i32 4, i64 1, ptr inttoptr (i64 3 to ptr))
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr null)
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr inttoptr (i64 4 to ptr))
 ; CHECK-NOT:     call void @__klap_launch_chunk

@@ -31,7 +31,7 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 ; CHECK:         call ptr @__klap_register(ptr [[CHUNK]],
 ; CHECK:         [[LEADER:%.*]] = call i1 @__klap_warp_leader(i32 [[MASK]])
 ; CHECK-NEXT:    br i1 [[LEADER]]
-; CHECK:         call void @__klap_launch_chunk(ptr [[CHUNK]], ptr @child__klap, ptr @child, i32 12, ptr null)
+; CHECK:         call void @__klap_launch_chunk(ptr [[CHUNK]], ptr @child__klap, ptr @child, i32 12, i64 7, ptr null)
 ; CHECK-NOT:     __klap_scope_exit
 ; CHECK:         ret void
 define ptx_kernel void @parent(ptr %out, i32 %n) {

@@ -1,0 +1,143 @@
+//! Launch arguments that are the same for every launch of an aggregation scope: written once, into the
+//! chunk's first record, and read from there by every block of the aggregated child.
+//!
+//! A value is uniform over a scope (a warp, a block, or a grid of a kernel) when it is computed, by
+//! operations without side effects, from constants and from kernel parameters that are themselves
+//! uniform. A parameter of a kernel launched as written is uniform over its grid; a parameter of an
+//! aggregated child is uniform only if every launch of that child passes a uniform value for it (the
+//! aggregated child's blocks serve many launches, and read it from the chunk's first record). Reads of
+//! a `byval` kernel parameter that the kernel never writes are uniform as the parameter is. Launches in
+//! device functions pass no parameter uniformly (their callers differ).
+
+use crate::ffi::{Op, Value};
+use crate::launch::{LaunchSite, WriteKind};
+use std::collections::HashMap;
+
+/// For each aggregated child kernel, which of its parameters are passed once per chunk.
+pub type UniformParams = HashMap<Value, Vec<bool>>;
+
+/// How deep a value's operands are followed before it counts as not uniform.
+const MAX_DEPTH: u32 = 24;
+
+pub fn analyze(sites: &[&LaunchSite], children: &[Value]) -> UniformParams {
+    let mut uniform: UniformParams = children.iter().map(|&k| (k, vec![true; k.params().len()])).collect();
+    // Launches of one child from one kernel share chunks: each must pass the very same value.
+    for (i, a) in sites.iter().enumerate() {
+        for b in &sites[i + 1..] {
+            if a.caller == b.caller && a.child == b.child {
+                let flags = uniform.get_mut(&a.child).unwrap();
+                for (p, flag) in flags.iter_mut().enumerate() {
+                    *flag &= written(a, p) == written(b, p);
+                }
+            }
+        }
+    }
+    // Optimistic start, then every launch that passes a non-uniform value clears its parameter: a
+    // cleared parameter can clear others (what a child passes on to its own children), until nothing
+    // changes.
+    loop {
+        let mut changed = false;
+        for site in sites {
+            for w in &site.writes {
+                if !uniform[&site.child][w.param] {
+                    continue;
+                }
+                let ok = match w.kind {
+                    WriteKind::Store { value } => value_uniform(&uniform, value, 0),
+                    WriteKind::Copy { src, .. } => memory_uniform(&uniform, src, 0),
+                };
+                if !ok {
+                    uniform.get_mut(&site.child).unwrap()[w.param] = false;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return uniform;
+        }
+    }
+}
+
+/// What a launch writes into parameter `param`: offsets and values, or offsets, sources and lengths.
+fn written(site: &LaunchSite, param: usize) -> Vec<(u64, Value, Option<u64>)> {
+    site.writes
+        .iter()
+        .filter(|w| w.param == param)
+        .map(|w| match w.kind {
+            WriteKind::Store { value } => (w.offset, value, None),
+            WriteKind::Copy { src, len } => (w.offset, src, Some(len)),
+        })
+        .collect()
+}
+
+/// The 4-byte words of a parameter buffer (the first 64) that hold only uniform parameters (or padding).
+pub fn uniform_words(params: &[crate::launch::Param], uniform: &[bool], size: u64) -> u64 {
+    let mut mask = 0u64;
+    for w in 0..size.div_ceil(4).min(64) {
+        let (lo, hi) = (4 * w, 4 * w + 4);
+        let all = params.iter().zip(uniform).all(|(p, &u)| u || p.offset + p.size <= lo || p.offset >= hi);
+        if all {
+            mask |= 1 << w;
+        }
+    }
+    mask
+}
+
+fn param_uniform(uniform: &UniformParams, f: Value, index: u32) -> bool {
+    if !f.is_ptx_kernel_cc() {
+        return false;
+    }
+    uniform.get(&f).map_or(true, |u| u[index as usize])
+}
+
+fn value_uniform(uniform: &UniformParams, v: Value, depth: u32) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    if let Some((f, i)) = v.as_param() {
+        return f.param_byval_type(i).is_none() && param_uniform(uniform, f, i);
+    }
+    if v.is_constant() {
+        return true;
+    }
+    if !v.is_instruction() {
+        return false;
+    }
+    if v.op() == Op::Load {
+        return memory_uniform(uniform, v.operand(0), depth + 1);
+    }
+    // A call's operands include its callee; a pure instruction's are all values.
+    v.op() != Op::Call
+        && v.is_pure_computation()
+        && (0..v.num_operands()).all(|i| value_uniform(uniform, v.operand(i), depth + 1))
+}
+
+/// Memory at `ptr` holds the same bytes for the whole scope: `ptr` is a uniform offset into a
+/// read-only `byval` parameter of a kernel, a parameter that is itself uniform.
+fn memory_uniform(uniform: &UniformParams, ptr: Value, depth: u32) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    if let Some((f, i)) = ptr.as_param() {
+        return f.param_byval_type(i).is_some() && param_uniform(uniform, f, i) && only_read(ptr, 0);
+    }
+    if ptr.is_instruction() && (ptr.op() == Op::Gep || ptr.op() == Op::Cast) {
+        let indices_uniform = (1..ptr.num_operands()).all(|i| value_uniform(uniform, ptr.operand(i), depth + 1));
+        return indices_uniform && memory_uniform(uniform, ptr.operand(0), depth + 1);
+    }
+    false
+}
+
+/// Every use of the pointer (through address arithmetic) reads: loads, copies out of it, lifetime marks.
+fn only_read(ptr: Value, depth: u32) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    ptr.users().into_iter().all(|u| match u.op() {
+        Op::Load => true,
+        Op::Gep | Op::Cast => u.operand(0) == ptr && only_read(u, depth + 1),
+        Op::Call if u.is_lifetime_marker() => true,
+        Op::Call => matches!(u.as_mem_transfer(), Some((dst, src, _)) if src == ptr && dst != ptr),
+        _ => false,
+    })
+}
