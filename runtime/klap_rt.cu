@@ -45,12 +45,33 @@ INLINE u32 shfl_idx(u32 mask, u32 v, u32 src) { return __nvvm_shfl_sync_idx_i32(
 //
 // The pass defines klap_pool (its size set by -klap-pool-size) and klap_pool_bytes. The pool is cut
 // into slabs of two sizes: SMALL for warp and block scopes, LARGE for grid scopes; a bitmap word per
-// 64 slabs. A host may point klap_pool_override at its own buffer before the first launch.
+// 64 slabs.
+//
+// The host may give its own pool instead (runtime/klap.h, klap_set_pool) before the first launch:
+// klap_host_pool is the program's one such setting (a weak symbol, not internalized by the pass,
+// found by the host by name). With several translation units each linking this runtime (each with
+// its own maps), the first to need a pool takes the host's; the others keep their own.
 
 extern "C" GLOBAL_VAR char klap_pool[];
 extern "C" GLOBAL_VAR u64 klap_pool_bytes;
-extern "C" GLOBAL_VAR char *klap_pool_override = 0;
-extern "C" GLOBAL_VAR u64 klap_pool_override_bytes = 0;
+struct HostPool {
+  char *base;
+  u64 bytes;
+  u64 owner; // klap_pool's address in the translation unit that uses it
+};
+extern "C" __attribute__((device, weak)) HostPool klap_host_pool = {0, 0, 0};
+
+INLINE bool host_pool_mine() {
+  if (!klap_host_pool.base)
+    return false;
+  u64 me = (u64)klap_pool;
+  u64 owner = __atomic_load_n(&klap_host_pool.owner, __ATOMIC_RELAXED);
+  if (owner == 0) {
+    owner = __nvvm_atom_cas_gen_ll((long long *)&klap_host_pool.owner, 0, (long long)me);
+    owner = owner ? owner : me;
+  }
+  return owner == me;
+}
 
 // Set by the pass (-klap-trace): report every fallback to an unaggregated launch, the first
 // hundred of them, with device printf.
@@ -85,8 +106,9 @@ struct SlabClass {
 };
 
 INLINE SlabClass slab_class(u32 large) {
-  char *base = klap_pool_override ? klap_pool_override : klap_pool;
-  u64 bytes = klap_pool_override ? klap_pool_override_bytes : klap_pool_bytes;
+  bool host = host_pool_mine();
+  char *base = host ? klap_host_pool.base : klap_pool;
+  u64 bytes = host ? klap_host_pool.bytes : klap_pool_bytes;
   // Half the pool in small slabs, half in large ones, each at most MAX_WORDS * 64 slabs.
   u64 small = (bytes / 2) / SMALL_SLAB, big = (bytes / 2) / LARGE_SLAB;
   u32 small_slabs = small > MAX_WORDS * 64 ? MAX_WORDS * 64 : (u32)small;

@@ -402,8 +402,9 @@ bool klap_link_runtime(LLVMModuleRef Dest, const char *Data, size_t Size, char *
     *Error = LLVMCreateMessage("linking the klap device runtime failed");
     return false;
   }
+  // The host's pool setting stays the program's one weak symbol: the host finds it by name.
   for (GlobalValue &G : M.global_values())
-    if (!G.isDeclaration() && Provided.contains(G.getName()))
+    if (!G.isDeclaration() && Provided.contains(G.getName()) && G.getName() != "klap_host_pool")
       G.setLinkage(GlobalValue::InternalLinkage);
   return true;
 }

@@ -1,0 +1,43 @@
+// klap's host-side setting: the device memory its aggregation records are taken from.
+//
+// By default each translation unit's device code carries its own pool (-klap-pool-size, in MiB;
+// 64 by default). A program may give its own instead, once, before the first launch of a kernel
+// that klap transformed:
+//
+//   void *pool;
+//   cudaMalloc(&pool, bytes);
+//   klap_set_pool((const void *)my_kernel, pool, bytes);   // any kernel of the program's device code
+//
+// The pool must stay allocated while kernels run. Returns cudaErrorSymbolNotFound when the program's
+// device code holds no klap runtime (nothing was aggregated). Header-only; no library to link.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <stddef.h>
+
+static inline cudaError_t klap_set_pool(const void *kernel, void *pool, size_t bytes) {
+  typedef CUresult (*FuncGetModule)(CUmodule *, CUfunction);
+  typedef CUresult (*ModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
+  void *get_module = NULL, *get_global = NULL;
+  cudaError_t err = cudaGetDriverEntryPointByVersion("cuFuncGetModule", &get_module, 12000, cudaEnableDefault, NULL);
+  if (err == cudaSuccess)
+    err = cudaGetDriverEntryPointByVersion("cuModuleGetGlobal", &get_global, 12000, cudaEnableDefault, NULL);
+  if (err != cudaSuccess)
+    return err;
+  cudaFunction_t function;
+  if ((err = cudaGetFuncBySymbol(&function, kernel)) != cudaSuccess)
+    return err;
+  CUmodule module;
+  if (((FuncGetModule)get_module)(&module, (CUfunction)function) != CUDA_SUCCESS)
+    return cudaErrorInvalidDeviceFunction;
+  // The runtime's klap_host_pool: { base, bytes, owner }.
+  CUdeviceptr setting;
+  size_t size;
+  if (((ModuleGetGlobal)get_global)(&setting, &size, module, "klap_host_pool") != CUDA_SUCCESS)
+    return cudaErrorSymbolNotFound;
+  unsigned long long value[3] = {(unsigned long long)(size_t)pool, (unsigned long long)bytes, 0};
+  if (size != sizeof value)
+    return cudaErrorInvalidSymbol;
+  return cudaMemcpy((void *)(size_t)setting, value, sizeof value, cudaMemcpyHostToDevice);
+}
