@@ -553,13 +553,14 @@ SHARED ChildContext klap_child;
 // and their launches would never be made. So lookups scan a whole window of GRID_WINDOW entries (holes
 // left by finished grids do not end the search), and an entry is only taken under klap_grid_lock,
 // after looking again. The window is larger than the 128 grids a GPU runs at once (sm_90), so a grid
-// always finds a free entry in it.
+// always finds a free entry in it. The keys are apart from the entries, so that a warp reads a window's
+// keys in a few coalesced loads.
 enum { GRID_TABLE = 1024, GRID_WINDOW = 256 };
 struct GridEntry {
-  u64 grid;
   u64 ready;
   Scope scope;
 };
+GLOBAL_VAR u64 klap_grid_keys[GRID_TABLE];
 GLOBAL_VAR GridEntry klap_grid_table[GRID_TABLE];
 GLOBAL_VAR u32 klap_grid_lock;
 
@@ -665,7 +666,7 @@ INLINE GridEntry *grid_lookup(u64 g, u32 h, u32 mask) {
   for (u32 base = 0; base < GRID_WINDOW; base += lanes) {
     u32 i = base + rank;
     bool hit = i < GRID_WINDOW &&
-               __atomic_load_n(&klap_grid_table[(h + i) % GRID_TABLE].grid, __ATOMIC_RELAXED) == g;
+               __atomic_load_n(&klap_grid_keys[(h + i) % GRID_TABLE], __ATOMIC_RELAXED) == g;
     u32 hits = __nvvm_vote_ballot_sync(mask, hit);
     if (hits)
       return &klap_grid_table[(h + shfl_idx(mask, i, __builtin_ctz(hits))) % GRID_TABLE];
@@ -676,14 +677,15 @@ INLINE GridEntry *grid_lookup(u64 g, u32 h, u32 mask) {
 // Under klap_grid_lock: takes a free entry of the window for grid `g` and sets its scope up.
 INLINE GridEntry *grid_claim(u64 g, u32 h, u32 groups, const u32 *sizes) {
   for (u32 i = 0; i < GRID_WINDOW; ++i) {
-    GridEntry *e = &klap_grid_table[(h + i) % GRID_TABLE];
-    if (__atomic_load_n(&e->grid, __ATOMIC_RELAXED) != 0)
+    u32 slot = (h + i) % GRID_TABLE;
+    if (__atomic_load_n(&klap_grid_keys[slot], __ATOMIC_RELAXED) != 0)
       continue;
+    GridEntry *e = &klap_grid_table[slot];
     u64 blocks = (u64)__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_nctaid_y() * __nvvm_read_ptx_sreg_nctaid_z();
     setup_scope(&e->scope, groups, sizes, 1, blocks * ((block_threads() + 31) / 32), 0, 1);
     e->ready = 0;
     fence();
-    __atomic_store_n(&e->grid, g, __ATOMIC_RELAXED);
+    __atomic_store_n(&klap_grid_keys[slot], g, __ATOMIC_RELAXED);
     fence();
     __atomic_store_n(&e->ready, 1, __ATOMIC_RELAXED);
     return e;
@@ -745,9 +747,17 @@ INLINE Scope *chunk_scope(u32 groups, const u32 *sizes) {
 // Grid scope: call at kernel entry (in an aggregated child: after its record lookup), by every thread.
 DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 in_child) {
   u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
+  bool one_block = __nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_nctaid_y() * __nvvm_read_ptx_sreg_nctaid_z() == 1;
   if (in_child) {
     if (tid_linear() == 0)
       klap_scope_ptr = chunk_scope(groups, sizes);
+  } else if (one_block) {
+    // Nothing to share with other blocks: the scope is the block's, with no table lookup (ccl's parents
+    // are one block of 2 threads: 2 lanes to scan a window).
+    if (tid_linear() == 0) {
+      setup_scope(&klap_block_scope, groups, sizes, 1, (block_threads() + 31) / 32, 0, 0);
+      klap_scope_ptr = &klap_block_scope;
+    }
   } else if (tid_linear() < 32) {
     Scope *s = grid_table_scope(groups, sizes, active_mask());
     if (tid_linear() == 0)
@@ -789,7 +799,7 @@ DEVICE void __klap_grid_release(Scope *s) {
   GridEntry *e = (GridEntry *)((char *)s - __builtin_offsetof(GridEntry, scope));
   __atomic_store_n(&e->ready, 0, __ATOMIC_RELAXED);
   fence();
-  __atomic_store_n(&e->grid, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&klap_grid_keys[e - klap_grid_table], 0, __ATOMIC_RELAXED);
 }
 
 // ---- the aggregated child ----------------------------------------------------------------------
