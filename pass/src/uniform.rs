@@ -10,17 +10,28 @@
 //! device functions pass no parameter uniformly (their callers differ).
 
 use crate::ffi::{Op, Value};
-use crate::launch::{LaunchSite, WriteKind};
+use crate::launch::{param_layout, LaunchSite, WriteKind};
 use std::collections::HashMap;
 
 /// For each aggregated child kernel, which of its parameters are passed once per chunk.
 pub type UniformParams = HashMap<Value, Vec<bool>>;
 
+/// The 4-byte words of arguments the runtime's uniform mask covers.
+const MASK_WORDS: u64 = 64;
+
 /// How deep a value's operands are followed before it counts as not uniform.
 const MAX_DEPTH: u32 = 24;
 
 pub fn analyze(sites: &[&LaunchSite], children: &[Value]) -> UniformParams {
-    let mut uniform: UniformParams = children.iter().map(|&k| (k, vec![true; k.params().len()])).collect();
+    // Only the first 64 words of the arguments are taken from the first record when records are
+    // launched one by one (the runtime's mask): parameters past them are never passed once.
+    let mut uniform: UniformParams = children
+        .iter()
+        .map(|&k| {
+            let (params, _) = param_layout(k.module(), k);
+            (k, params.iter().map(|p| p.offset + p.size <= 4 * MASK_WORDS).collect())
+        })
+        .collect();
     // Launches of one child from one kernel share chunks: each must pass the very same value.
     for (i, a) in sites.iter().enumerate() {
         for b in &sites[i + 1..] {
@@ -73,7 +84,7 @@ fn written(site: &LaunchSite, param: usize) -> Vec<(u64, Value, Option<u64>)> {
 /// The 4-byte words of a parameter buffer (the first 64) that hold only uniform parameters (or padding).
 pub fn uniform_words(params: &[crate::launch::Param], uniform: &[bool], size: u64) -> u64 {
     let mut mask = 0u64;
-    for w in 0..size.div_ceil(4).min(64) {
+    for w in 0..size.div_ceil(4).min(MASK_WORDS) {
         let (lo, hi) = (4 * w, 4 * w + 4);
         let all = params.iter().zip(uniform).all(|(p, &u)| u || p.offset + p.size <= lo || p.offset >= hi);
         if all {

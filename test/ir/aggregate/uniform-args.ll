@@ -1,7 +1,8 @@
 ; Arguments the same for every launch of a scope are written once, into the chunk's first record, and
 ; every block of the aggregated child reads them there: a parameter of the launching kernel, a copy of
 ; a `byval` parameter it never writes. Not passed once: a value that differs per thread, different
-; constants from two launches of one child, a copy of a `byval` parameter the kernel writes.
+; constants from two launches of one child, a copy of a `byval` parameter the kernel writes, a
+; parameter past the first 256 bytes (records launched one by one take only those from the first).
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
@@ -11,6 +12,7 @@ target triple = "nvptx64-nvidia-cuda"
 
 %struct.dim3 = type { i32, i32, i32 }
 %struct.Cfg = type { i32, float }
+%struct.Big = type { [64 x i32] }
 
 declare ptr @__cudaCDP2GetParameterBufferV2(ptr, ptr byval(%struct.dim3) align 4, ptr byval(%struct.dim3) align 4, i32)
 declare i32 @__cudaCDP2LaunchDeviceV2(ptr, ptr)
@@ -21,6 +23,7 @@ declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 ; REMARK: launch of @child2 aggregated at grid granularity (4 argument bytes per record) [KLAP200]
 ; REMARK: launch of @child2 aggregated at grid granularity (4 argument bytes per record) [KLAP200]
 ; REMARK: launch of @child3 aggregated at grid granularity (8 argument bytes per record) [KLAP200]
+; REMARK: launch of @child4 aggregated at grid granularity (264 argument bytes per record, 256 of them passed once) [KLAP200]
 
 define ptx_kernel void @child(ptr %out, ptr byval(%struct.Cfg) align 4 %cfg, i32 %x) {
   %v = load i32, ptr %cfg, align 4
@@ -108,6 +111,26 @@ entry:
   store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
   %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child3, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
   call void @llvm.memcpy.p0.p0.i64(ptr align 4 %buf, ptr align 4 %cfg, i64 8, i1 false)
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  ret void
+}
+
+define ptx_kernel void @child4(ptr byval(%struct.Big) align 4 %big, ptr %out) {
+  ret void
+}
+
+; CHECK-LABEL: define ptx_kernel void @late(
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child4__klap, ptr @child4, i32 264, i64 -1, ptr null)
+define ptx_kernel void @late(ptr %out, ptr byval(%struct.Big) align 4 %big) {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  store %struct.dim3 { i32 1, i32 1, i32 1 }, ptr %g, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child4, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  call void @llvm.memcpy.p0.p0.i64(ptr align 4 %buf, ptr align 4 %big, i64 256, i1 false)
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 256
+  store ptr %out, ptr %a1, align 8
   %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
   ret void
 }
