@@ -5,8 +5,9 @@ Usage: scripts/bench.py BINROOT DATADIR OUTDIR [--reps N] [--only bfs,sp] [--swe
 BINROOT holds one folder per variant (e.g. none/ warp/ block/ grid/ flat/ nvcc/), each with one
 binary per benchmark (flat binaries may be named <bench>_flat). Every binary prints `time_ms X` per
 rep, `CHECK PASS`, and a `RESULT ...` line that must be the same in every variant.
-Writes OUTDIR/bench.csv, OUTDIR/bench.json and OUTDIR/speedup.svg (speedup over the `none` variant,
-plain CDP untransformed, log scale); prints the table last. With --sweep, runs the benchmarks that
+Writes OUTDIR/bench.csv, OUTDIR/bench.json, OUTDIR/speedup.svg (speedup over the `none` variant,
+plain CDP untransformed, log scale) and OUTDIR/section.md (a BENCHMARKS.md section: GPU, driver, date,
+command, the table and the geomeans); prints the table last. With --sweep, runs the benchmarks that
 generate their inputs at growing sizes instead (SWEEP below), one row per size.
 """
 import argparse
@@ -16,6 +17,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 INPUTS = {
     "gc": "bcsstk13.mtx",
@@ -97,6 +99,7 @@ def main():
         for r in rows:
             f.write(f"{r['bench']},{r['variant']},{r['median_ms']},{r['min_ms']},{r['max_ms']},{r['reps']},{r['ok']},{r['same_result']}\n")
     write_chart(rows, variants, os.path.join(args.outdir, "speedup.svg"))
+    write_section(rows, variants, os.path.join(args.outdir, "section.md"))
     print()
     print(f"{'bench':6} {'variant':7} {'median ms':>10} {'min':>9} {'max':>9} {'vs cdp':>8}  check")
     speedups = {}
@@ -120,6 +123,38 @@ def main():
     # klap's builds must print exactly what the untransformed build prints; nvcc's only needs to pass
     # the CPU check (it contracts multiply-adds differently).
     return 0 if all(r["ok"] and (r["same_result"] or r["variant"] == "nvcc") for r in rows) else 1
+
+
+def write_section(rows, variants, path):
+    """A BENCHMARKS.md section: where and how it was measured, median (min-max) ms, geomeans over CDP."""
+    try:
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30).stdout.strip().splitlines()[0]
+    except (OSError, subprocess.TimeoutExpired, IndexError):
+        gpu = "unknown GPU, unknown driver"
+    cell = {(r["bench"], r["variant"]): r for r in rows}
+    benches = list(dict.fromkeys(r["bench"] for r in rows))
+    lines = [f"## {time.strftime('%Y-%m-%d', time.gmtime())}, {gpu} (name, driver)", "",
+             f"Command: `{' '.join(sys.argv)}`. Median (min-max) ms; FAIL: no result or the check failed.", "",
+             "| bench | " + " | ".join(variants) + " |", "|---|" + "---|" * len(variants)]
+    speedups = {}
+    for b in benches:
+        out = []
+        ref = cell.get((b, "none"))
+        for v in variants:
+            r = cell.get((b, v))
+            if r is None or not r["ok"] or r["median_ms"] is None:
+                out.append("FAIL")
+                continue
+            out.append(f"{r['median_ms']:.3f} ({r['min_ms']:.3f}-{r['max_ms']:.3f})")
+            if ref and ref["ok"] and ref["median_ms"]:
+                speedups.setdefault(v, []).append(ref["median_ms"] / r["median_ms"])
+        lines.append(f"| {b} | " + " | ".join(out) + " |")
+    lines.append("")
+    for v, s in speedups.items():
+        lines.append(f"- geomean speedup of {v} over untransformed CDP: {statistics.geometric_mean(s):.2f}x ({len(s)} benchmarks)")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def write_chart(rows, variants, path):

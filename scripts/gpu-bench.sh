@@ -2,6 +2,7 @@
 # On the GPU machine: builds nvcc's CDP version of the suite there, then runs the suite (every
 # variant side by side, with a chart), the input-size sweep, and the nested benchmark against
 # hand-written aggregation. Reads the binaries `make bench-bins` built into .gpu/ (carry .gpu).
+# Each run writes OUTDIR/{suite,sweep}/section.md: a BENCHMARKS.md section (GPU, driver, date, command, table).
 # Usage: scripts/gpu-bench.sh [OUTDIR]   (default: $OUT/bench, or /tmp/klap-bench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
