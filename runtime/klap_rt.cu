@@ -40,6 +40,9 @@ INLINE u32 active_mask() {
 }
 INLINE void fence() { __nvvm_membar_gl(); }
 INLINE u32 shfl_idx(u32 mask, u32 v, u32 src) { return __nvvm_shfl_sync_idx_i32(mask, v, src, 31); }
+INLINE u64 shfl_u64(u32 mask, u64 v, u32 src) {
+  return (u64)shfl_idx(mask, (u32)(v >> 32), src) << 32 | shfl_idx(mask, (u32)v, src);
+}
 
 // ---- the pool ----------------------------------------------------------------------------------
 //
@@ -383,11 +386,12 @@ INLINE bool launch_once(void *kernel, Dim3 grid, Dim3 block, u32 smem, const cha
   char *buf = (char *)__cudaCDP2GetParameterBufferV2(kernel, grid, block, smem);
   if (!buf)
     return false;
+  auto from = [&](u32 word) { return word < 64 && (uniform_words >> word) & 1 ? first : args; };
   u32 words = size / 4;
   for (u32 i = 0; i < words; ++i)
-    ((u32 *)buf)[i] = ((const u32 *)(i < 64 && (uniform_words >> i) & 1 ? first : args))[i];
+    ((u32 *)buf)[i] = ((const u32 *)from(i))[i];
   for (u32 i = words * 4; i < size; ++i)
-    buf[i] = (i / 4 < 64 && (uniform_words >> (i / 4)) & 1 ? first : args)[i];
+    buf[i] = from(i / 4)[i];
   return __cudaCDP2LaunchDeviceV2(buf, stream) == 0;
 }
 
@@ -510,9 +514,7 @@ DEVICE Chunk *__klap_warp_chunk(u32 mask, u32 record_size) {
   Chunk *c = 0;
   if (lane_id() == leader)
     c = chunk_alloc(0, slabs_for(lanes, record_size, SMALL_SLAB, 64), record_size, 1);
-  u64 p = (u64)c;
-  u32 lo = shfl_idx(mask, (u32)p, leader), hi = shfl_idx(mask, (u32)(p >> 32), leader);
-  return (Chunk *)(((u64)hi << 32) | lo);
+  return (Chunk *)shfl_u64(mask, (u64)c, leader);
 }
 
 // Once every lane of `mask` has registered (or launched on its own): true in the lane that launches.
@@ -568,6 +570,9 @@ SHARED Scope *klap_scope_ptr;
 
 INLINE u32 block_threads() {
   return __nvvm_read_ptx_sreg_ntid_x() * __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_ntid_z();
+}
+INLINE u64 grid_blocks() {
+  return (u64)__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_nctaid_y() * __nvvm_read_ptx_sreg_nctaid_z();
 }
 
 INLINE void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 warps, u32 freed_by_children,
@@ -638,7 +643,7 @@ DEVICE char *__klap_scope_register(Scope *s, u32 g, u32 gx, u32 gy, u32 gz, u32 
   for (;;) {
     u32 leader = __builtin_ctz(live);
     u64 p = lane_id() == leader ? (u64)scope_current(s, g, __builtin_popcount(live), full) : 0;
-    Chunk *c = (Chunk *)(((u64)shfl_idx(live, (u32)(p >> 32), leader) << 32) | shfl_idx(live, (u32)p, leader));
+    Chunk *c = (Chunk *)shfl_u64(live, p, leader);
     if (!c)
       return 0;
     Taken t = take_records(c, live, blocks, bx * by * bz, smem);
@@ -681,9 +686,7 @@ INLINE GridEntry *grid_claim(u64 g, u32 h, u32 groups, const u32 *sizes) {
     if (__atomic_load_n(&klap_grid_keys[slot], __ATOMIC_RELAXED) != 0)
       continue;
     GridEntry *e = &klap_grid_table[slot];
-    u64 blocks = (u64)__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_nctaid_y() * __nvvm_read_ptx_sreg_nctaid_z();
-    setup_scope(&e->scope, groups, sizes, 1, blocks * ((block_threads() + 31) / 32), 0, 1);
-    e->ready = 0;
+    setup_scope(&e->scope, groups, sizes, 1, grid_blocks() * ((block_threads() + 31) / 32), 0, 1);
     fence();
     __atomic_store_n(&klap_grid_keys[slot], g, __ATOMIC_RELAXED);
     fence();
@@ -713,9 +716,8 @@ INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
           fence();
           __atomic_store_n(&klap_grid_lock, 0, __ATOMIC_RELAXED);
         }
-        u64 p = shfl_idx(mask, (u32)((u64)e >> 32), __builtin_ctz(mask));
-        p = p << 32 | shfl_idx(mask, (u32)(u64)e, __builtin_ctz(mask));
-        return p ? &((GridEntry *)p)->scope : 0;
+        e = (GridEntry *)shfl_u64(mask, (u64)e, __builtin_ctz(mask));
+        return e ? &e->scope : 0;
       }
       __nvvm_nanosleep(wait);
       continue;
@@ -747,11 +749,10 @@ INLINE Scope *chunk_scope(u32 groups, const u32 *sizes) {
 // Grid scope: call at kernel entry (in an aggregated child: after its record lookup), by every thread.
 DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 in_child) {
   u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
-  bool one_block = __nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_nctaid_y() * __nvvm_read_ptx_sreg_nctaid_z() == 1;
   if (in_child) {
     if (tid_linear() == 0)
       klap_scope_ptr = chunk_scope(groups, sizes);
-  } else if (one_block) {
+  } else if (grid_blocks() == 1) {
     // Nothing to share with other blocks: the scope is the block's, with no table lookup (ccl's parents
     // are one block of 2 threads: 2 lanes to scan a window).
     if (tid_linear() == 0) {

@@ -196,15 +196,16 @@ impl ArgValues {
     }
 
     pub fn store_into(&self, b: &mut Builder, base: Value) {
-        for &(offset, value, align) in &self.writes {
-            let at = b.byte_gep(base, offset);
-            b.store(value, at, align);
-        }
+        self.store_if(b, base, |_| true);
     }
 
     /// Stores the writes `k` with `selected[k] == which`.
     pub fn store_where(&self, b: &mut Builder, base: Value, selected: &[bool], which: bool) {
-        for (&(offset, value, align), _) in self.writes.iter().zip(selected).filter(|(_, &s)| s == which) {
+        self.store_if(b, base, |k| selected[k] == which);
+    }
+
+    fn store_if(&self, b: &mut Builder, base: Value, keep: impl Fn(usize) -> bool) {
+        for (_, &(offset, value, align)) in self.writes.iter().enumerate().filter(|(k, _)| keep(*k)) {
             let at = b.byte_gep(base, offset);
             b.store(value, at, align);
         }
