@@ -145,11 +145,14 @@ enum { DONE_COUNTERS = 32, NOT_LAUNCHED = 0xffffffffu };
 
 // A block or grid scope: a chain of chunks per group of launch sites (same child, same stream class).
 enum { MAX_GROUPS = 4 };
+// Set by the pass in a group's record size where the child has a grid scope of its own, which waits
+// for the child threads the chunk counts (Chunk::threads_total).
+enum : u32 { COUNT_THREADS = 0x80000000u };
 struct Chunk;
 struct Scope {
   Chunk *head[MAX_GROUPS];
   Chunk *current[MAX_GROUPS]; // null until claimed, CLAIMING, NO_CHUNK, or where registrations go
-  u32 record_size[MAX_GROUPS];
+  u32 record_size[MAX_GROUPS]; // and COUNT_THREADS
   u32 large, freed_by_children;
   u32 in_table; // a grid scope in klap_grid_table, else in the chunk its grid was launched for
   u64 warps;
@@ -167,6 +170,7 @@ struct Chunk {
   u32 blocks;        // blocks of the aggregated launch once made, for a chunk its children free
   u32 group;         // records per finished-block counter, for a chunk its children free
   u32 freed_by_children; // else a tail-stream kernel frees it once the launching grid is done
+  u32 count_threads; // threads_total is kept: the child waits for it (a grid scope of its own)
   u32 slab;          // first slab, and the slab class in the top bit
   u32 slab_count;
   Chunk *next;       // the scope's next chunk, taken when this one was full
@@ -247,12 +251,17 @@ INLINE int claim_in_word(u64 *word, u32 in_word, u32 count) {
 
 // Claims `count` adjacent free slabs (count <= 64, all in one bitmap word); returns the first or -1.
 // The search starts at a word chosen by the calling warp, so that thousands of warps claiming at
-// once do not all fight over the first words.
+// once do not all fight over the first words. The word is taken from the high bits of the warp's
+// multiplicative hash: its low bits, taken modulo a power of two, put the first warps of all blocks
+// in 4 of 128 words (measured, nested benchmark at block granularity, 391 parent blocks: the pool ran
+// short and records were launched one by one; median 1.13 ms against 0.51 to 0.53, single runs of 50
+// to 169 ms).
 INLINE int claim_slabs(SlabClass k, u32 count) {
   u32 words = (k.slabs + 63) / 64;
-  u32 warp = (__nvvm_read_ptx_sreg_ctaid_x() * 32 + tid_linear() / 32) * 2654435761u;
+  u32 hash = (__nvvm_read_ptx_sreg_ctaid_x() * 32 + tid_linear() / 32) * 2654435761u;
+  u32 start = (u32)(((u64)hash * words) >> 32);
   for (u32 i = 0; i < words; ++i) {
-    u32 w = (warp + i) % words;
+    u32 w = (start + i) % words;
     u32 in_word = k.slabs - w * 64 < 64 ? k.slabs - w * 64 : 64;
     int s = claim_in_word(&k.map[w], in_word, count);
     if (s >= 0)
@@ -266,7 +275,7 @@ INLINE int claim_slabs(SlabClass k, u32 count) {
 // counted toward every parent (measured: 67 to 82 registers, as a call).
 GLOBAL_VAR u32 klap_reclaim_wanted;
 
-INLINE Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 freed_by_children) {
+INLINE Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 freed_by_children, u32 count_threads) {
   SlabClass k = slab_class(large);
   int first = claim_slabs(k, slab_count);
   if (first < 0) {
@@ -292,6 +301,7 @@ INLINE Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 freed_
   c->blocks = NOT_LAUNCHED;
   c->group = 1;
   c->freed_by_children = freed_by_children;
+  c->count_threads = count_threads;
   c->slab = (u32)first | (large ? 0x80000000u : 0);
   c->slab_count = slab_count;
   c->next = 0;
@@ -308,33 +318,60 @@ struct Taken {
   u32 record, first;
 };
 
-// The lanes of `peers` (all registering into `c`) take their records with one atomic per warp (and
-// one per running total): per-thread atomics on the chunk's header made registration the bottleneck.
+// The sum of `v` over the lanes of `peers` below this one, and (in `total`) over all of them. Lanes
+// lo..hi with none missing (a whole warp, the last warp of a grid) scan in five shuffles; others walk
+// over the peers, two shuffles per peer (measured at grid granularity, 10,000 parents: registration
+// took 3 us after the chunk was known, where hand-written code took 1.3 us for the whole parent).
+INLINE u32 sum_below(u32 peers, u32 v, u32 *total) {
+  u32 me = lane_id(), lo = __builtin_ctz(peers), from_lo = peers >> lo;
+  *total = __nvvm_redux_sync_add(v, peers);
+  if ((from_lo & (from_lo + 1)) == 0) {
+    u32 s = v;
+    for (u32 k = 1; k < 32; k <<= 1) {
+      u32 t = __nvvm_shfl_sync_up_i32(peers, s, k, 0);
+      s += me >= lo + k ? t : 0;
+    }
+    return s - v;
+  }
+  // Every peer takes part in every shuffle: the walk is over all of them.
+  u32 below = 0;
+  for (u32 rest = peers; rest; rest &= rest - 1) {
+    u32 src = __builtin_ctz(rest), w = shfl_idx(peers, v, src);
+    below += src < me ? w : 0;
+  }
+  return below;
+}
+
+// The lanes of `peers` (all registering into `c`) take their records with one atomic per warp:
+// per-thread atomics on the chunk's header made registration the bottleneck. The running maxima take
+// an atomic only where they grow, and the child threads are counted only for a child that waits for
+// them: each atomic on the header line is one more in a queue of one per warp of the grid.
 INLINE Taken take_records(Chunk *c, u32 peers, u32 blocks, u32 threads, u32 smem) {
   u32 leader = __builtin_ctz(peers), me = lane_id();
-  // Blocks of the lower peers, all peers' blocks, and child threads, by a walk over the peers.
-  u32 before = 0, total = 0;
-  u64 work = 0;
-  for (u32 rest = peers; rest; rest &= rest - 1) {
-    u32 src = __builtin_ctz(rest);
-    u32 b = shfl_idx(peers, blocks, src), t = shfl_idx(peers, threads, src);
-    before += src < me ? b : 0;
-    total += b;
-    work += (u64)b * t;
-  }
+  u32 total;
+  u32 before = sum_below(peers, blocks, &total);
   u32 rank = __builtin_popcount(peers & lanemask_lt());
   u32 most_threads = __nvvm_redux_sync_umax(threads, peers), most_smem = __nvvm_redux_sync_umax(smem, peers);
+  u64 work = 0;
+  if (c->count_threads)
+    for (u32 rest = peers; rest; rest &= rest - 1) {
+      u32 src = __builtin_ctz(rest);
+      work += (u64)shfl_idx(peers, blocks, src) * shfl_idx(peers, threads, src);
+    }
   u64 old = 0;
   if (me == leader) {
     u32 n = __builtin_popcount(peers);
     old = __nvvm_atom_add_gen_ll((long long *)&c->counter, (long long)(((u64)n << 32) | total));
-    __nvvm_atom_max_gen_ui(&c->max_threads, most_threads);
-    __nvvm_atom_max_gen_ui(&c->max_smem, most_smem);
-    __nvvm_atom_add_gen_ll((long long *)&c->threads_total, (long long)work);
+    if (most_threads > __atomic_load_n(&c->max_threads, __ATOMIC_RELAXED))
+      __nvvm_atom_max_gen_ui(&c->max_threads, most_threads);
+    if (most_smem > __atomic_load_n(&c->max_smem, __ATOMIC_RELAXED))
+      __nvvm_atom_max_gen_ui(&c->max_smem, most_smem);
+    if (work)
+      __nvvm_atom_add_gen_ll((long long *)&c->threads_total, (long long)work);
   }
   u32 lo = shfl_idx(peers, (u32)old, leader), hi = shfl_idx(peers, (u32)(old >> 32), leader);
   Taken t = {hi + rank, lo + before};
-  if (t.record >= c->capacity)
+  if (t.record >= c->capacity && c->count_threads)
     // Its blocks will not run in this chunk's launch: they must not be waited for.
     __nvvm_atom_add_gen_ll((long long *)&c->threads_total, -(long long)((u64)blocks * threads));
   return t;
@@ -404,6 +441,7 @@ INLINE bool launch(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *ar
       return true;
     if (wait > 256000)
       return false;
+    trace("klap: device launch refused (%u blocks); trying again in %u ns\n", grid.x * grid.y * grid.z, wait);
     __nvvm_nanosleep(wait);
   }
 }
@@ -430,7 +468,9 @@ extern "C" __attribute__((global)) void __klap_free_chunk(Chunk *c) { chunk_free
 #define TAIL_LAUNCH ((void *)0x3)
 
 // Frees the finished chunks in the bitmap word of chunk `c` (before it is launched: after, it may
-// be gone), where the claims of the warps that claimed it start. Done here, once per launch, and not
+// be gone), where the claims of the warps that claimed it start. Reclaiming after the launch instead,
+// to take it off the way to the child's start, made the children slower (measured, the nested
+// benchmark at block granularity: median 0.90 to 0.99 ms against 0.51 to 0.53; cause not found). Done here, once per launch, and not
 // where a claim finds no room: inlined into every registration, the reclaiming code's registers
 // counted toward every parent (measured: 56 to 70 registers, too many for 1024-thread blocks).
 INLINE void reclaim_near(Chunk *c) {
@@ -513,7 +553,7 @@ DEVICE Chunk *__klap_warp_chunk(u32 mask, u32 record_size) {
   u32 leader = __builtin_ctz(mask);
   Chunk *c = 0;
   if (lane_id() == leader)
-    c = chunk_alloc(0, slabs_for(lanes, record_size, SMALL_SLAB, 64), record_size, 1);
+    c = chunk_alloc(0, slabs_for(lanes, record_size, SMALL_SLAB, 64), record_size, 1, 0);
   return (Chunk *)shfl_u64(mask, (u64)c, leader);
 }
 
@@ -593,10 +633,11 @@ INLINE void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 w
 // the launches made as written when the pool ran short) must not hold a whole large slab.
 enum { SMALL_ENOUGH = 16 };
 INLINE Chunk *scope_chunk_alloc(Scope *s, u32 g, u64 records) {
-  u32 size = s->record_size[g];
+  u32 size = s->record_size[g] & ~COUNT_THREADS;
   u32 small = slabs_for(records, size, SMALL_SLAB, 64);
   bool large = s->large && small > SMALL_ENOUGH;
-  return chunk_alloc(large, large ? slabs_for(records, size, LARGE_SLAB, 8) : small, size, s->freed_by_children);
+  return chunk_alloc(large, large ? slabs_for(records, size, LARGE_SLAB, 8) : small, size, s->freed_by_children,
+                     (s->record_size[g] & COUNT_THREADS) != 0);
 }
 INLINE Chunk *volatile_load(Chunk **p) { return *(Chunk *volatile *)p; }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: runs every program of BINROOT/<mode>/ for each mode and compares each mode's
 # output with the reference mode's (the first one named). Usage: scripts/gpu-compare.sh BINROOT ref mode...
+# TIMEOUT (default 120) limits each program, in seconds.
 set -uo pipefail
 root="$1"; shift
 ref="$1"
@@ -11,7 +12,7 @@ for mode in "$@"; do
   echo "=== $mode"
   for bin in "$root/$mode"/*; do
     name=$(basename "$bin")
-    timeout 120 "$bin" > "$out/$mode.$name.txt" 2>&1
+    timeout "${TIMEOUT:-120}" "$bin" > "$out/$mode.$name.txt" 2>&1
     rc=$?
     verdict=$(tail -n 1 "$out/$mode.$name.txt")
     same=""

@@ -146,6 +146,13 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
             None => per_caller.push((site.caller, vec![site])),
         }
     }
+    // Variants with a grid scope of their own: that scope waits for the variant's threads, which the
+    // chunks they are launched from count (the runtime's COUNT_THREADS).
+    let counted: HashSet<Value> = per_caller
+        .iter()
+        .filter(|(caller, sites)| options.granularity == Granularity::Grid && by_function.contains_key(caller) && sites[0].caller_is_kernel)
+        .map(|(caller, _)| *caller)
+        .collect();
     for (caller, sites) in per_caller {
         let in_variant = by_function.get(&caller).copied();
         let quiet = in_variant.is_some();
@@ -190,7 +197,7 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
                     Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(site, &variants[&site.child], options.granularity));
                 }
             }
-            aggregate_in_scope(module, &runtime, &entries, caller, &scope_sites, &groups, &variants, in_variant, options.granularity);
+            aggregate_in_scope(module, &runtime, &entries, caller, &scope_sites, &groups, &variants, &counted, in_variant, options.granularity);
         }
     }
     entries.retire_replaced();
@@ -493,6 +500,7 @@ fn aggregate_in_scope(
     sites: &[&LaunchSite],
     groups: &[(Value, Stream)],
     variants: &HashMap<Value, Variant>,
+    counted: &HashSet<Value>,
     in_variant: Option<&Variant>,
     granularity: Granularity,
 ) {
@@ -506,7 +514,14 @@ fn aggregate_in_scope(
     let mut b = Builder::before(module, start);
     let mut enter_args = vec![module.const_int(i32t, groups.len() as u64)];
     for g in 0..MAX_GROUPS {
-        let size = groups.get(g).map(|(child, _)| variants[child].param_size).unwrap_or(0);
+        const COUNT_THREADS: u64 = 1 << 31;
+        let size = groups
+            .get(g)
+            .map(|(child, _)| {
+                let v = &variants[child];
+                v.param_size | if counted.contains(&v.function) { COUNT_THREADS } else { 0 }
+            })
+            .unwrap_or(0);
         enter_args.push(module.const_int(i32t, size));
     }
     let enter = if granularity == Granularity::Grid {
