@@ -112,9 +112,10 @@ INLINE SlabClass slab_class(u32 large) {
   bool host = host_pool_mine();
   char *base = host ? klap_host_pool.base : klap_pool;
   u64 bytes = host ? klap_host_pool.bytes : klap_pool_bytes;
-  // Half the pool in small slabs, half in large ones, each at most MAX_WORDS * 64 slabs.
-  u64 small = (bytes / 2) / SMALL_SLAB, big = (bytes / 2) / LARGE_SLAB;
+  // Half the pool in small slabs (at most MAX_WORDS * 64 of them), the rest in large ones.
+  u64 small = (bytes / 2) / SMALL_SLAB;
   u32 small_slabs = small > MAX_WORDS * 64 ? MAX_WORDS * 64 : (u32)small;
+  u64 big = (bytes - (u64)small_slabs * SMALL_SLAB) / LARGE_SLAB;
   u32 large_slabs = big > MAX_WORDS * 64 ? MAX_WORDS * 64 : (u32)big;
   SlabClass k;
   if (large) {

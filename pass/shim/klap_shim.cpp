@@ -47,8 +47,13 @@ static cl::opt<bool> TraceOpt("klap-trace",
                               cl::desc("Report every fallback to an unaggregated launch at run time"),
                               cl::init(false));
 
+// 64 MiB ran short at the sweep's largest sizes (measured on an H200: qt with 1,000,000 points at grid
+// granularity 3292 ms with 64 MiB against 38 ms with 256 MiB; bt with 409,600 lines at warp 194 against
+// 16 ms; bfs with 400,000 vertices at block 211 against 3.5 ms): records were launched one by one.
+static constexpr unsigned DefaultPoolMiB = 256;
+
 static cl::opt<unsigned> PoolMiBOpt("klap-pool-size", cl::desc("Aggregation record pool, in MiB, per module"),
-                                    cl::init(64));
+                                    cl::init(DefaultPoolMiB));
 
 static cl::opt<bool> NormalizeAtOptimizerLast(
     "klap-normalize",
@@ -125,7 +130,7 @@ struct KlapNormalizePass : PassInfoMixin<KlapNormalizePass> {
 struct KlapAggregateOptions {
   unsigned Granularity = 3;
   bool MergeNullStream = true;
-  uint64_t PoolBytes = 64ull << 20;
+  uint64_t PoolBytes = uint64_t(DefaultPoolMiB) << 20;
   bool Trace = false;
   // The runtime is inlined: through calls, the runtime's registers would count toward every parent
   // kernel's call graph (measured: 24 to 102 registers), too many for 1024-thread blocks.

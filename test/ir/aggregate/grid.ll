@@ -21,7 +21,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 
 ; The pool and the runtime, linked in as this module's own.
-; CHECK: @klap_pool = internal addrspace(1) global [67108864 x i8] zeroinitializer
+; CHECK: @klap_pool = internal addrspace(1) global [268435456 x i8] zeroinitializer
 
 ; REMARK: remark: <unknown>:0:0: launch of @child aggregated at grid granularity (12 argument bytes per record, 8 of them passed once) [KLAP200]
 
