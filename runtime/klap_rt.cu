@@ -321,8 +321,9 @@ struct Taken {
 
 // The sum of `v` over the lanes of `peers` below this one, and (in `total`) over all of them. Lanes
 // lo..hi with none missing (a whole warp, the last warp of a grid) scan in five shuffles; others walk
-// over the peers, two shuffles per peer (measured at grid granularity, 10,000 parents: registration
-// took 3 us after the chunk was known, where hand-written code took 1.3 us for the whole parent).
+// over the peers, a shuffle each. (The walk was the only way, with two shuffles per peer: measured at
+// grid granularity with 10,000 parents, registration took 3 us after the chunk was known, where
+// hand-written code took 1.3 us for the whole parent.)
 INLINE u32 sum_below(u32 peers, u32 v, u32 *total) {
   u32 me = lane_id(), lo = __builtin_ctz(peers), from_lo = peers >> lo;
   *total = __nvvm_redux_sync_add(v, peers);
