@@ -21,7 +21,7 @@ test: build
 	$(CARGO) test --release -- --nocapture
 
 # The GPU test programs at each granularity, into .gpu/tests/<mode>/ (run them with
-# scripts/gpu-compare.sh on a GPU machine).
+# scripts/gpu-compare.sh on a GPU machine), and the runtime's racecheck harness into .gpu/race/.
 MODES ?= none warp block grid
 gpu-bins: build
 	for m in $(MODES); do \
@@ -30,6 +30,9 @@ gpu-bins: build
 	    scripts/klap-clang++ -O2 -mllvm -klap-granularity=$$m $$p -o .gpu/tests/$$m/$$(basename $$p .cu); \
 	  done; \
 	done
+	mkdir -p .gpu/race
+	clang++-22 -x cuda --cuda-path=.toolchain/cuda --cuda-gpu-arch=sm_90 -O2 -Wno-unknown-cuda-version \
+	  test/gpu-race/runtime_race.cu -o .gpu/race/runtime_race -L.toolchain/cuda/lib -lcudart_static -ldl -lrt -lpthread
 
 # Every benchmark in every variant, without a GPU: untransformed CDP (`none`), klap warp, block and
 # grid, and flat, into .gpu/bench/<variant>/; the nested benchmark with its hand-written versions into
