@@ -55,6 +55,11 @@ static constexpr unsigned DefaultPoolMiB = 256;
 static cl::opt<unsigned> PoolMiBOpt("klap-pool-size", cl::desc("Aggregation record pool, in MiB, per module"),
                                     cl::init(DefaultPoolMiB));
 
+static cl::opt<bool> InlineRuntimeOpt("klap-inline-runtime",
+                                      cl::desc("Inline the device runtime into the kernels (default); "
+                                               "off, its entry points stay calls"),
+                                      cl::init(true), cl::Hidden);
+
 static cl::opt<bool> NormalizeAtOptimizerLast(
     "klap-normalize",
     cl::desc("Rewrite V1 device launches into the V2 form at the end of the optimization pipeline "
@@ -170,6 +175,7 @@ KlapAggregateOptions optionsFromCommandLine() {
   O.MergeNullStream = MergeNullStreamOpt;
   O.PoolBytes = uint64_t(PoolMiBOpt) << 20;
   O.Trace = TraceOpt;
+  O.InlineRuntime = InlineRuntimeOpt;
   return O;
 }
 
