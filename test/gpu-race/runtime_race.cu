@@ -25,8 +25,8 @@ struct Args {
 
 constexpr int kBlocks = 8, kThreads = 128, kParents = kBlocks * kThreads;
 
-__device__ int blocks_of(int p) { return p % 3; }                  // 0: no launch (divergent)
-__device__ int threads_of(int p) { return p % 5 == 0 ? 64 : 32; }  // two block sizes
+__host__ __device__ int blocks_of(int p) { return p % 3; }                  // 0: no launch (divergent)
+__host__ __device__ int threads_of(int p) { return p % 5 == 0 ? 64 : 32; }  // two block sizes
 
 __device__ void register_launch(Scope *s, int *lost) {
   int p = blockIdx.x * blockDim.x + threadIdx.x, nb = blocks_of(p);
@@ -117,7 +117,7 @@ static int check(const char *scope, int *ran, int *lost) {
   CK(cudaMemcpy(&lost_h, lost, sizeof lost_h, cudaMemcpyDeviceToHost));
   int bad = 0;
   for (int p = 0; p < kParents; ++p) {
-    int want = (p % 3) * (p % 5 == 0 ? 64 : 32);
+    int want = blocks_of(p) * threads_of(p);
     if (got[p] != want && bad++ == 0)
       std::printf("FAIL %s scope: parent %d ran %d threads (want %d)\n", scope, p, got[p], want);
   }
