@@ -11,6 +11,9 @@
 #include "llvm/Analysis/UniformityAnalysis.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Dominators.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -25,6 +28,7 @@
 #include <memory>
 
 using namespace llvm;
+using namespace llvm::PatternMatch;
 
 #define DEBUG_TYPE "klap"
 
@@ -41,6 +45,12 @@ static cl::opt<bool> MergeNullStreamOpt(
     "klap-merge-null-stream",
     cl::desc("Aggregate NULL-stream launches (assumes no ordering between the NULL-stream launches of "
              "one thread block matters, as with fire-and-forget)"),
+    cl::init(true));
+
+static cl::opt<bool> SkipLoneOpt(
+    "klap-skip-lone-launches",
+    cl::desc("At warp and block granularity, leave a launch reached only by threads with one threadIdx.x "
+             "as written: one thread per one-dimensional block has nothing to aggregate"),
     cl::init(true));
 
 static cl::opt<bool> TraceOpt("klap-trace",
@@ -80,7 +90,7 @@ void klap_rust_print_launches(void *Model, KlapCtx *Ctx);
 void klap_rust_print_graph(void *Model, KlapCtx *Ctx);
 bool klap_rust_normalize(void *Model, KlapCtx *Ctx);
 // Granularity: 0 none, 1 warp, 2 block, 3 grid.
-bool klap_rust_aggregate(void *Model, KlapCtx *Ctx, unsigned Granularity, bool MergeNullStream,
+bool klap_rust_aggregate(void *Model, KlapCtx *Ctx, unsigned Granularity, bool MergeNullStream, bool SkipLone,
                          uint64_t PoolBytes, bool Trace);
 }
 
@@ -135,6 +145,7 @@ struct KlapNormalizePass : PassInfoMixin<KlapNormalizePass> {
 struct KlapAggregateOptions {
   unsigned Granularity = 3;
   bool MergeNullStream = true;
+  bool SkipLone = true;
   uint64_t PoolBytes = uint64_t(DefaultPoolMiB) << 20;
   bool Trace = false;
   // The runtime is inlined: through calls, the runtime's registers would count toward every parent
@@ -151,7 +162,7 @@ struct KlapAggregatePass : PassInfoMixin<KlapAggregatePass> {
     auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
     KlapCtx Ctx{M, FAM};
     bool Changed = klap_rust_aggregate(MAM.getResult<KlapLaunchAnalysis>(M).Model.get(), &Ctx, Opts.Granularity,
-                                       Opts.MergeNullStream, Opts.PoolBytes, Opts.Trace);
+                                       Opts.MergeNullStream, Opts.SkipLone, Opts.PoolBytes, Opts.Trace);
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
 };
@@ -173,14 +184,15 @@ KlapAggregateOptions optionsFromCommandLine() {
     report_fatal_error(Twine("klap: -klap-granularity must be none, warp, block or grid, not '") + GranularityOpt +
                        "'", /*gen_crash_diag=*/false);
   O.MergeNullStream = MergeNullStreamOpt;
+  O.SkipLone = SkipLoneOpt;
   O.PoolBytes = uint64_t(PoolMiBOpt) << 20;
   O.Trace = TraceOpt;
   O.InlineRuntime = InlineRuntimeOpt;
   return O;
 }
 
-// klap<granularity=warp|block|grid|none;merge-null-stream|no-merge-null-stream;pool-mib=N;trace;
-//      no-inline-runtime>
+// klap<granularity=warp|block|grid|none;merge-null-stream|no-merge-null-stream;
+//      skip-lone-launches|no-skip-lone-launches;pool-mib=N;trace;no-inline-runtime>
 Expected<KlapAggregateOptions> parseAggregateParams(StringRef Params) {
   KlapAggregateOptions O = optionsFromCommandLine();
   while (!Params.empty()) {
@@ -194,6 +206,8 @@ Expected<KlapAggregateOptions> parseAggregateParams(StringRef Params) {
       O.Granularity = *G;
     } else if (P == "merge-null-stream" || P == "no-merge-null-stream") {
       O.MergeNullStream = P == "merge-null-stream";
+    } else if (P == "skip-lone-launches" || P == "no-skip-lone-launches") {
+      O.SkipLone = P == "skip-lone-launches";
     } else if (P == "trace") {
       O.Trace = true;
     } else if (P == "no-inline-runtime") {
@@ -292,6 +306,81 @@ bool klap_control_divergent(KlapCtx *C, LLVMValueRef I, LLVMValueRef *Ignored, u
       continue;
     if (isPotentiallyReachable(B.getTerminator(), Inst, nullptr, &DT, &LI))
       return true;
+  }
+  return false;
+}
+
+// Whether the threads of a block agree on V. UniformityInfo alone takes every call's result for
+// divergent, blockDim's and blockIdx's reads included.
+static bool blockUniform(Value *V, UniformityInfo &UI, unsigned Depth) {
+  if (isa<Constant>(V) || !UI.isDivergent(V))
+    return true;
+  if (Depth > 8)
+    return false;
+  if (auto *II = dyn_cast<IntrinsicInst>(V))
+    switch (II->getIntrinsicID()) {
+    case Intrinsic::nvvm_read_ptx_sreg_ntid_x:
+    case Intrinsic::nvvm_read_ptx_sreg_ntid_y:
+    case Intrinsic::nvvm_read_ptx_sreg_ntid_z:
+    case Intrinsic::nvvm_read_ptx_sreg_ctaid_x:
+    case Intrinsic::nvvm_read_ptx_sreg_ctaid_y:
+    case Intrinsic::nvvm_read_ptx_sreg_ctaid_z:
+    case Intrinsic::nvvm_read_ptx_sreg_nctaid_x:
+    case Intrinsic::nvvm_read_ptx_sreg_nctaid_y:
+    case Intrinsic::nvvm_read_ptx_sreg_nctaid_z:
+      return true;
+    default:
+      return false;
+    }
+  auto *I = dyn_cast<Instruction>(V);
+  if (!I || !(isa<BinaryOperator>(I) || isa<CastInst>(I) || isa<CmpInst>(I) || isa<SelectInst>(I)))
+    return false;
+  return llvm::all_of(I->operands(), [&](Value *Op) { return blockUniform(Op, UI, Depth + 1); });
+}
+
+// Whether `Cond`, taken as `Taken`, implies threadIdx.x == V for a value V the threads agree on.
+static bool impliesTidXEquals(Value *Cond, bool Taken, UniformityInfo &UI, unsigned Depth) {
+  if (Depth > 8)
+    return false;
+  Value *A, *B;
+  if (match(Cond, m_Not(m_Value(A))))
+    return impliesTidXEquals(A, !Taken, UI, Depth + 1);
+  if (Taken && match(Cond, m_LogicalAnd(m_Value(A), m_Value(B))))
+    return impliesTidXEquals(A, true, UI, Depth + 1) || impliesTidXEquals(B, true, UI, Depth + 1);
+  if (!Taken && match(Cond, m_LogicalOr(m_Value(A), m_Value(B))))
+    return impliesTidXEquals(A, false, UI, Depth + 1) || impliesTidXEquals(B, false, UI, Depth + 1);
+  auto *Cmp = dyn_cast<ICmpInst>(Cond);
+  if (!Cmp || (Taken ? Cmp->getPredicate() : Cmp->getInversePredicate()) != CmpInst::ICMP_EQ)
+    return false;
+  // An extension keeps distinct values distinct; a truncation would not.
+  auto IsTidX = [](Value *V) {
+    while (isa<ZExtInst>(V) || isa<SExtInst>(V))
+      V = cast<Instruction>(V)->getOperand(0);
+    auto *II = dyn_cast<IntrinsicInst>(V);
+    return II && II->getIntrinsicID() == Intrinsic::nvvm_read_ptx_sreg_tid_x;
+  };
+  Value *L = Cmp->getOperand(0), *R = Cmp->getOperand(1);
+  return (IsTidX(L) && blockUniform(R, UI, 0)) || (IsTidX(R) && blockUniform(L, UI, 0));
+}
+
+// Whether only threads whose threadIdx.x equals one value they all agree on reach I: every path to it
+// takes a branch edge whose condition implies it (`threadIdx.x == 0 && ...`, `threadIdx.x ==
+// blockDim.x - 1`). With one-dimensional blocks that is one thread per block.
+bool klap_lone_launcher(KlapCtx *C, LLVMValueRef I) {
+  auto *Inst = unwrap<Instruction>(I);
+  Function &F = *Inst->getFunction();
+  auto &UI = C->FAM.getResult<UniformityInfoAnalysis>(F);
+  auto &DT = C->FAM.getResult<DominatorTreeAnalysis>(F);
+  BasicBlock *Site = Inst->getParent();
+  for (DomTreeNode *N = DT.getNode(Site); N && N->getIDom(); N = N->getIDom()) {
+    BasicBlock *D = N->getIDom()->getBlock();
+    auto *Br = dyn_cast<BranchInst>(D->getTerminator());
+    if (!Br || !Br->isConditional() || Br->getSuccessor(0) == Br->getSuccessor(1))
+      continue;
+    for (unsigned S = 0; S < 2; ++S)
+      if (DT.dominates(BasicBlockEdge(D, Br->getSuccessor(S)), Site) &&
+          impliesTidXEquals(Br->getCondition(), S == 0, UI, 0))
+        return true;
   }
   return false;
 }

@@ -5,10 +5,9 @@
 //! worth of blocks: its blocks find their launch record (the runtime's search over the records' block
 //! ranges), load that record's arguments, remap the index registers (threadIdx, blockIdx, blockDim,
 //! gridDim in x, y, z) onto the record, in K and in the device functions it calls, and return at once
-//! where the thread is beyond the record's block size. A top-level grid chunk goes back to the pool
-//! through a one-thread kernel in the launching grid's tail stream, which runs after the aggregated
-//! child; warp and block chunks (many of them) and the chunks of nested levels are freed by their
-//! children's last thread, so that they do not wait for their whole launching grid.
+//! where the thread is beyond the record's block size. Every chunk is freed by its children: each
+//! aggregated block counts itself into the chunk at its exit, and the next launch near it in the pool
+//! frees it once every block is counted.
 //!
 //! Parent side: a launch registers a record (one 64-bit atomic hands out the record index and its
 //! first child block) and writes its arguments into it; the aggregated launch is made
@@ -54,6 +53,8 @@ impl Granularity {
 pub struct Options {
     pub granularity: Granularity,
     pub merge_null_stream: bool,
+    /// At warp and block granularity, leave launches that only one threadIdx.x reaches as written.
+    pub skip_lone: bool,
     pub pool_bytes: u64,
     /// Report every fallback to an unaggregated launch at run time (device printf).
     pub trace: bool,
@@ -84,9 +85,27 @@ fn ineligible(site: &LaunchSite, options: &Options) -> Option<(Remark, String)> 
             Remark::NullStreamKept,
             "NULL-stream launches are kept in order (-klap-merge-null-stream=false)".into(),
         )),
-        Stream::Null | Stream::FireAndForget | Stream::Tail => None,
+        Stream::Null | Stream::FireAndForget | Stream::Tail => lone(site, options),
         other => Some((Remark::StreamNotAggregated, format!("launches into a {} stream keep their stream's order", other.as_str()))),
     }
+}
+
+/// A launch only one threadIdx.x reaches has, with one-dimensional blocks, one launching thread per
+/// block: nothing to aggregate at warp or block granularity. Its code would only cost the kernel
+/// registers, and past 32 registers CDP2's launches of the kernel got slower (measured on an H200,
+/// qt at warp granularity, nothing aggregated: 23.5 ms with at most 32 registers, 37 ms with 40 or
+/// more; the original kernel takes 32).
+fn lone(site: &LaunchSite, options: &Options) -> Option<(Remark, String)> {
+    (options.skip_lone && site.lone && options.granularity != Granularity::Grid).then(|| {
+        (
+            Remark::LoneLauncher,
+            format!(
+                "only threads with one threadIdx.x reach it, one per one-dimensional block: nothing to aggregate at {} \
+                 granularity (-klap-skip-lone-launches=false aggregates it anyway)",
+                options.granularity.as_str()
+            ),
+        )
+    })
 }
 
 pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> bool {
@@ -525,8 +544,8 @@ fn aggregate_in_scope(
         enter_args.push(module.const_int(i32t, size));
     }
     let enter = if granularity == Granularity::Grid {
-        // A grid scope inside a variant is one level of a launch tree: its chunk must not wait for
-        // the whole subtree (a tail-stream free would) before going back to the pool.
+        // A grid scope inside a variant lives in the variant's chunk (its blocks find it there);
+        // a grid launched as written finds its scope in the runtime's grid table.
         enter_args.push(module.const_int(i32t, in_variant.is_some() as u64));
         "__klap_grid_enter"
     } else {

@@ -21,6 +21,7 @@ extern "C" {
     fn klap_loop_depth(ctx: *mut RawCtx, inst: LLVMValueRef) -> u32;
     fn klap_dominates(ctx: *mut RawCtx, a: LLVMValueRef, b: LLVMValueRef) -> bool;
     fn klap_control_divergent(ctx: *mut RawCtx, inst: LLVMValueRef, ignored: *const LLVMValueRef, n: u32) -> bool;
+    fn klap_lone_launcher(ctx: *mut RawCtx, inst: LLVMValueRef) -> bool;
     fn klap_remark(ctx: *mut RawCtx, kind: u32, inst: LLVMValueRef, id: *const c_char, msg: *const c_char);
     fn klap_count(which: u32, n: u32);
     fn klap_strip_constant_offsets(ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
@@ -98,6 +99,11 @@ impl Ctx {
         let raw: Vec<LLVMValueRef> = ignored.iter().map(|v| v.0).collect();
         // SAFETY: inst is an instruction of this module; raw lives through the call.
         unsafe { klap_control_divergent(self.0, inst.0, raw.as_ptr(), raw.len() as u32) }
+    }
+    /// Whether only threads whose threadIdx.x equals one uniform value reach `inst`.
+    pub fn lone_launcher(self, inst: Value) -> bool {
+        // SAFETY: inst is an instruction of this module.
+        unsafe { klap_lone_launcher(self.0, inst.0) }
     }
     pub fn remark(self, kind: RemarkKind, inst: Value, id: &str, msg: &str) {
         let (id, msg) = (c_string(id), c_string(msg));
@@ -1060,7 +1066,7 @@ pub extern "C" fn klap_rust_normalize(model: *mut c_void, ctx: *mut RawCtx) -> b
 }
 
 #[no_mangle]
-pub extern "C" fn klap_rust_aggregate(model: *mut c_void, ctx: *mut RawCtx, granularity: u32, merge_null_stream: bool, pool_bytes: u64, trace: bool) -> bool {
+pub extern "C" fn klap_rust_aggregate(model: *mut c_void, ctx: *mut RawCtx, granularity: u32, merge_null_stream: bool, skip_lone: bool, pool_bytes: u64, trace: bool) -> bool {
     let model = model_ref(model);
     // SAFETY: ctx is the live context the shim passed in.
     let module = Module(unsafe { klap_ctx_module(ctx) });
@@ -1069,6 +1075,6 @@ pub extern "C" fn klap_rust_aggregate(model: *mut c_void, ctx: *mut RawCtx, gran
         2 => crate::aggregate::Granularity::Block,
         _ => crate::aggregate::Granularity::Grid,
     };
-    let options = crate::aggregate::Options { granularity, merge_null_stream, pool_bytes, trace };
+    let options = crate::aggregate::Options { granularity, merge_null_stream, skip_lone, pool_bytes, trace };
     crate::aggregate::run(module, model, Ctx(ctx), &options)
 }

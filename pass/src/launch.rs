@@ -77,6 +77,9 @@ pub struct LaunchSite {
     pub null_checks: Vec<Value>,
     pub loop_depth: u32,
     pub divergent: bool,
+    /// Only threads whose threadIdx.x equals one uniform value reach it (one per block with
+    /// one-dimensional blocks).
+    pub lone: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -301,6 +304,7 @@ impl Recognizer<'_> {
             loop_depth: self.ctx.loop_depth(launch),
             // Measured where the launch starts: its own null check comes later and may skip it.
             divergent: self.ctx.control_divergent(buffer_call, &null_checks),
+            lone: self.ctx.lone_launcher(buffer_call),
             null_checks,
         })
     }

@@ -24,6 +24,7 @@ pub enum Remark {
     ChildNotDefined,
     WarpFallback,
     WarpWithTail,
+    LoneLauncher,
 }
 
 impl Remark {
@@ -48,6 +49,7 @@ impl Remark {
             Remark::ChildNotDefined => "KLAP203",
             Remark::WarpFallback => "KLAP204",
             Remark::WarpWithTail => "KLAP205",
+            Remark::LoneLauncher => "KLAP206",
         }
     }
 
@@ -81,7 +83,11 @@ impl Remark {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
             Remark::Aggregated | Remark::WarpFallback => "",
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
-            Remark::StreamNotAggregated | Remark::NullStreamKept | Remark::ChildNotDefined | Remark::WarpWithTail => {
+            Remark::StreamNotAggregated
+            | Remark::NullStreamKept
+            | Remark::ChildNotDefined
+            | Remark::WarpWithTail
+            | Remark::LoneLauncher => {
                 "launch not aggregated: "
             }
             _ => "launch left unchanged: ",
