@@ -175,7 +175,16 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
     for (caller, sites) in per_caller {
         let in_variant = by_function.get(&caller).copied();
         let quiet = in_variant.is_some();
-        let scoped = options.granularity != Granularity::Warp && sites[0].caller_is_kernel;
+        // At warp granularity a launch is made where it is reached, by one lane, while the warp's
+        // other lanes may be waiting in a warp-synchronous step of their own registration for a lane
+        // that cannot run: a kernel launching in a loop hung that way (measured on an H200:
+        // test/gpu/divergent_loop with 3,000 parent threads and up to 12 launches each, 10 hangs in
+        // 10 runs; cuda-gdb: lanes inside cudaGetParameterBufferV2, their warp-mates waiting in a
+        // shuffle for a lane claiming a chunk, never scheduled). A block scope launches at the
+        // block's end, after every registration: such a kernel's launches are aggregated per block.
+        let warp_loop = options.granularity == Granularity::Warp && sites[0].caller_is_kernel && sites.iter().any(|s| s.loop_depth > 0);
+        let granularity = if warp_loop { Granularity::Block } else { options.granularity };
+        let scoped = granularity != Granularity::Warp && sites[0].caller_is_kernel;
         let mut groups: Vec<(Value, Stream)> = Vec::new();
         let mut warp_sites = Vec::new();
         let mut scope_sites = Vec::new();
@@ -187,7 +196,7 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
                 }
                 scope_sites.push(site);
             } else {
-                if !quiet && options.granularity != Granularity::Warp {
+                if !quiet && granularity != Granularity::Warp {
                     let why = if scoped { "more than four launch groups in one kernel" } else { "the launch is in a device function" };
                     Remark::WarpFallback.emit(ctx, site.launch, &format!("{why}: aggregated at warp granularity"));
                 }
@@ -213,10 +222,17 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
         if !scope_sites.is_empty() {
             for site in &scope_sites {
                 if !quiet {
-                    Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(site, &variants[&site.child], options.granularity));
+                    if warp_loop {
+                        Remark::BlockForWarpLoop.emit(
+                            ctx,
+                            site.launch,
+                            "its kernel launches in a loop: aggregated at block granularity instead of warp (launches made in a loop at warp granularity can deadlock in the device runtime)",
+                        );
+                    }
+                    Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(site, &variants[&site.child], granularity));
                 }
             }
-            aggregate_in_scope(module, &runtime, &entries, caller, &scope_sites, &groups, &variants, &counted, in_variant, options.granularity);
+            aggregate_in_scope(module, &runtime, &entries, caller, &scope_sites, &groups, &variants, &counted, in_variant, granularity);
         }
     }
     entries.retire_replaced();

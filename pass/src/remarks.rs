@@ -25,6 +25,7 @@ pub enum Remark {
     WarpFallback,
     WarpWithTail,
     LoneLauncher,
+    BlockForWarpLoop,
 }
 
 impl Remark {
@@ -50,6 +51,7 @@ impl Remark {
             Remark::WarpFallback => "KLAP204",
             Remark::WarpWithTail => "KLAP205",
             Remark::LoneLauncher => "KLAP206",
+            Remark::BlockForWarpLoop => "KLAP207",
         }
     }
 
@@ -71,7 +73,7 @@ impl Remark {
 
     pub fn kind(self) -> RemarkKind {
         match self {
-            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::WarpFallback => RemarkKind::Analysis,
+            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::WarpFallback | Remark::BlockForWarpLoop => RemarkKind::Analysis,
             Remark::Normalized | Remark::Aggregated => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
@@ -81,7 +83,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
-            Remark::Aggregated | Remark::WarpFallback => "",
+            Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop => "",
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
             Remark::StreamNotAggregated
             | Remark::NullStreamKept
