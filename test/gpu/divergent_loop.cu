@@ -1,15 +1,17 @@
-// Pattern: each parent thread launches inside a loop whose trip count (0..5)
+// Pattern: each parent thread launches inside a loop whose trip count (0..12)
 // differs per thread, every launch with its own arguments, grid size and block
 // size. The parent uses the common early-exit idiom `if (i >= n) return;`
 // (the last parent block is partial), so some threads have left the kernel
-// before the others reach the launch.
+// before the others reach the launch. At this size, launches made in the loop
+// at warp granularity deadlocked (every run); 300 threads of up to 5 launches
+// did not show it.
 #include "check.cuh"
 
 #include <vector>
 
-constexpr int N = 300;   // parent threads
-constexpr int PB = 64;   // parent block size (last block: 44 threads)
-constexpr int MAXK = 5;  // most launches per parent thread
+constexpr int N = 3000;  // parent threads
+constexpr int PB = 64;   // parent block size (last block: 56 threads)
+constexpr int MAXK = 12; // most launches per parent thread
 
 __device__ __host__ inline int childGrid(int i, int k) { return 1 + (i + k) % 3; }
 __device__ __host__ inline int childBlock(int k) { return 32 * (1 + k % 2); }
