@@ -239,8 +239,9 @@ INLINE u32 chunk_records(const Chunk *c) {
 // The counters are loaded four at a time before any is added: a loop that added each as it came
 // waited for one round trip to memory per counter, up to 32 of them before a launch (measured, nested
 // benchmark at block granularity with 10,000 parents: 0.096 ms against 0.063 hand-written). Eight at
-// a time made test/gpu/divergent_loop hang at warp granularity (every run, whatever the register
-// limit; four at a time and one at a time did not): not understood.
+// a time made test/gpu/divergent_loop (then 300 threads) hang at warp granularity in every run: the
+// deadlock of warp-granularity launches in loops (aggregate.rs, KLAP207), which at 3,000 threads hung
+// with four at a time as well and now takes the block scope.
 enum { DONE_BATCH = 4 };
 INLINE bool children_done(const Chunk *c) {
   u32 n = chunk_records(c), group = c->group, sum = 0;
