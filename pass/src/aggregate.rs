@@ -182,7 +182,8 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
         // 10 runs; cuda-gdb: lanes inside cudaGetParameterBufferV2, their warp-mates waiting in a
         // shuffle for a lane claiming a chunk, never scheduled). A block scope launches at the
         // block's end, after every registration: such a kernel's launches are aggregated per block.
-        let warp_loop = options.granularity == Granularity::Warp && sites[0].caller_is_kernel && sites.iter().any(|s| s.loop_depth > 0);
+        let launches_in_loop = sites.iter().any(|s| s.loop_depth > 0);
+        let warp_loop = options.granularity == Granularity::Warp && sites[0].caller_is_kernel && launches_in_loop;
         let granularity = if warp_loop { Granularity::Block } else { options.granularity };
         let scoped = granularity != Granularity::Warp && sites[0].caller_is_kernel;
         let mut groups: Vec<(Value, Stream)> = Vec::new();
@@ -195,6 +196,12 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
                     groups.push(key);
                 }
                 scope_sites.push(site);
+            } else if launches_in_loop {
+                // No block scope takes it, and the warp path deadlocked in loops (above): its runtime
+                // calls could also hold up the function's other launches registering in a loop.
+                if !quiet {
+                    Remark::WarpLoopKept.emit(ctx, site.launch, "made in a loop, where warp-granularity launches can deadlock, and no block scope can take it (a device function, or past four launch groups)");
+                }
             } else {
                 if !quiet && granularity != Granularity::Warp {
                     let why = if scoped { "more than four launch groups in one kernel" } else { "the launch is in a device function" };

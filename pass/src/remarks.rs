@@ -26,6 +26,7 @@ pub enum Remark {
     WarpWithTail,
     LoneLauncher,
     BlockForWarpLoop,
+    WarpLoopKept,
 }
 
 impl Remark {
@@ -52,6 +53,7 @@ impl Remark {
             Remark::WarpWithTail => "KLAP205",
             Remark::LoneLauncher => "KLAP206",
             Remark::BlockForWarpLoop => "KLAP207",
+            Remark::WarpLoopKept => "KLAP208",
         }
     }
 
@@ -89,7 +91,8 @@ impl Remark {
             | Remark::NullStreamKept
             | Remark::ChildNotDefined
             | Remark::WarpWithTail
-            | Remark::LoneLauncher => {
+            | Remark::LoneLauncher
+            | Remark::WarpLoopKept => {
                 "launch not aggregated: "
             }
             _ => "launch left unchanged: ",
