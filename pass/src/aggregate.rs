@@ -182,7 +182,7 @@ pub fn run(module: Module, model: &LaunchModel, ctx: Ctx, options: &Options) -> 
         // 10 runs; cuda-gdb: lanes inside cudaGetParameterBufferV2, their warp-mates waiting in a
         // shuffle for a lane claiming a chunk, never scheduled). A block scope launches at the
         // block's end, after every registration: such a kernel's launches are aggregated per block.
-        let launches_in_loop = sites.iter().any(|s| s.loop_depth > 0);
+        let launches_in_loop = sites.iter().any(|s| s.loop_depth > 0 || s.called_in_loop);
         let warp_loop = options.granularity == Granularity::Warp && sites[0].caller_is_kernel && launches_in_loop;
         let granularity = if warp_loop { Granularity::Block } else { options.granularity };
         let scoped = granularity != Granularity::Warp && sites[0].caller_is_kernel;

@@ -80,6 +80,8 @@ pub struct LaunchSite {
     /// Only threads whose threadIdx.x equals one uniform value reach it (one per block with
     /// one-dimensional blocks).
     pub lone: bool,
+    /// In a device function some chain of calls to which is made in a loop.
+    pub called_in_loop: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -148,6 +150,7 @@ fn analyze_with(module: Module, ctx: Ctx, report: bool) -> LaunchModel {
             match recognizer.site(f, inst, entry.abi, entry.ptsz) {
                 Ok(mut site) => {
                     site.caller_is_kernel = kernel_set.contains(&f);
+                    site.called_in_loop = !site.caller_is_kernel && called_in_loop(ctx, f);
                     site.reached_from = reach.get(&f).cloned().unwrap_or_default();
                     if report {
                         Remark::Recognized.emit(ctx, inst, &site.summary());
@@ -173,6 +176,24 @@ fn analyze_with(module: Module, ctx: Ctx, report: bool) -> LaunchModel {
         crate::ffi::count(crate::ffi::Statistic::UnrecognizedLaunch, model.unrecognized.len());
     }
     model
+}
+
+/// Whether a call to `f`, or to a function whose calls reach `f`, is made in a loop.
+fn called_in_loop(ctx: Ctx, f: Value) -> bool {
+    let mut seen = HashSet::from([f]);
+    let mut work = vec![f];
+    while let Some(g) = work.pop() {
+        for call in g.users().into_iter().filter(|u| u.is_instruction() && u.op() == Op::Call && u.called_function() == Some(g)) {
+            if ctx.loop_depth(call) > 0 {
+                return true;
+            }
+            let caller = call.parent_function();
+            if seen.insert(caller) {
+                work.push(caller);
+            }
+        }
+    }
+    false
 }
 
 /// For each function, the kernels whose direct calls reach it (kernels reach themselves).
@@ -305,6 +326,7 @@ impl Recognizer<'_> {
             // Measured where the launch starts: its own null check comes later and may skip it.
             divergent: self.ctx.control_divergent(buffer_call, &null_checks),
             lone: self.ctx.lone_launcher(buffer_call),
+            called_in_loop: false,
             null_checks,
         })
     }

@@ -1,5 +1,6 @@
-; A launch in a loop in a device function has no block scope to go to, and the warp path deadlocked
-; in loops (KLAP207): it stays as written at every granularity (KLAP208).
+; A launch in a device function has no block scope to go to, and the warp path deadlocked in loops
+; (KLAP207): where the device function loops, or is called in a loop, the launch stays as written at
+; every granularity (KLAP208).
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
@@ -26,7 +27,7 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
   ret void
 }
 
-; REMARK: launch not aggregated: made in a loop, where warp-granularity launches can deadlock, and no block scope can take it (a device function, or past four launch groups) [KLAP208]
+; REMARK-COUNT-2: launch not aggregated: made in a loop, where warp-granularity launches can deadlock, and no block scope can take it (a device function, or past four launch groups) [KLAP208]
 ; CHECK-LABEL: define void @helper(
 ; CHECK-NOT:     @__klap
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
@@ -63,5 +64,42 @@ exit:
 
 define ptx_kernel void @parent(ptr %out, i32 %n) {
   call void @helper(ptr %out, i32 %n)
+  ret void
+}
+
+; CHECK-LABEL: define void @straight_helper(
+; CHECK-NOT:     @__klap
+; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+; CHECK-LABEL: define ptx_kernel void @calls_in_loop(
+; CHECK-NOT:     @__klap
+; CHECK:         ret void
+define void @straight_helper(ptr %out, i32 %n) {
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  store %struct.dim3 { i32 1, i32 1, i32 1 }, ptr %g, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %after
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a1, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  br label %after
+after:
+  ret void
+}
+
+define ptx_kernel void @calls_in_loop(ptr %out, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %k1, %loop ]
+  call void @straight_helper(ptr %out, i32 %k)
+  %k1 = add i32 %k, 1
+  %more = icmp ult i32 %k1, %n
+  br i1 %more, label %loop, label %exit
+exit:
   ret void
 }
