@@ -138,6 +138,8 @@ fn analyze_with(module: Module, ctx: Ctx, report: bool) -> LaunchModel {
     // A definition with an entry point's name is a header wrapper: its calls are the launches.
     let wrappers = |f: &&Value| classify_entry(&f.name()).is_none();
     for &f in functions.iter().filter(|f| !f.is_declaration()).filter(wrappers) {
+        // Walked up the callers once per function, at its first launch.
+        let mut f_called_in_loop: Option<bool> = None;
         for inst in f.all_instructions() {
             if inst.op() != Op::Call {
                 continue;
@@ -150,7 +152,8 @@ fn analyze_with(module: Module, ctx: Ctx, report: bool) -> LaunchModel {
             match recognizer.site(f, inst, entry.abi, entry.ptsz) {
                 Ok(mut site) => {
                     site.caller_is_kernel = kernel_set.contains(&f);
-                    site.called_in_loop = !site.caller_is_kernel && called_in_loop(ctx, f);
+                    site.called_in_loop =
+                        !site.caller_is_kernel && *f_called_in_loop.get_or_insert_with(|| called_in_loop(ctx, f));
                     site.reached_from = reach.get(&f).cloned().unwrap_or_default();
                     if report {
                         Remark::Recognized.emit(ctx, inst, &site.summary());
