@@ -1,6 +1,6 @@
-// Level-synchronous breadth-first search on a seeded random graph. The host loops over levels; per level one
-// parent thread per frontier vertex expands that vertex's neighbours. Shared by bfs.cu (a child grid per
-// vertex) and bfs_flat.cu (the parent thread loops over the neighbours).
+// Level-synchronous breadth-first search on a seeded random graph (uniform degrees, or R-MAT). The host loops
+// over levels; per level one parent thread per frontier vertex expands that vertex's neighbours. Shared by bfs.cu
+// (a child grid per vertex) and bfs_flat.cu (the parent thread loops over the neighbours).
 #pragma once
 
 #include "../common/graph.h"
@@ -54,20 +54,41 @@ inline std::vector<int> bfs_cpu(const Graph &g, int src) {
   return level;
 }
 
+// What the CDP version launches: one child per reached vertex that has neighbours, over all levels.
+inline std::vector<long long> bfs_children(const Graph &g, const std::vector<int> &level) {
+  std::vector<long long> threads;
+  for (int v = 0; v < g.n; v++)
+    if (level[v] >= 0 && g.deg(v) > 0) threads.push_back((long long)blocks_for(g.deg(v), kChildBlock) * kChildBlock);
+  return threads;
+}
+
 inline int bfs_main(int argc, char **argv, bool cdp) {
   Options opt(argc, argv,
-              "usage: bfs [--reps N] [--vertices N] [--degree D] [--seed S] [--source V]\n"
-              "  random graph of N vertices (default 10000) with mean out-degree D (default 1000)\n");
+              "usage: bfs [--reps N] [--vertices N] [--degree D] [--rmat SCALE [--edgefactor E]] [--seed S]\n"
+              "           [--source V]\n"
+              "  random graph of N vertices (default 10000) with mean out-degree D (default 1000), or with --rmat an\n"
+              "  undirected R-MAT graph of 2^SCALE vertices and E * 2^SCALE generated edges (default E 16);\n"
+              "  the source defaults to vertex 0, or for R-MAT to the first vertex that has an edge\n");
   int reps = (int)opt.num("--reps", 5, 0, 1000000);
-  int n = (int)opt.num("--vertices", 10000, 1, 1 << 30);
+  int rmat_scale = (int)opt.num("--rmat", 0, 0, 30);
+  int edgefactor = (int)opt.num("--edgefactor", 16, 1, 1 << 20);
+  int n_opt = (int)opt.num("--vertices", 10000, 1, 1 << 30);
   int degree = (int)opt.num("--degree", 1000, 1, 1 << 30);
   uint64_t seed = (uint64_t)opt.num("--seed", 1, 0, LLONG_MAX);
-  int src = (int)opt.num("--source", 0, 0, n - 1);
+  long long src_opt = opt.num("--source", -1, 0, INT_MAX);
   opt.done();
 
-  Graph g = bfs_random_graph(n, degree, seed);
+  Graph g = rmat_scale > 0 ? rmat_graph(rmat_scale, edgefactor, seed) : bfs_random_graph(n_opt, degree, seed);
+  int n = g.n;
+  int src = src_opt >= 0 ? (int)src_opt : rmat_scale > 0 ? first_connected_vertex(g) : 0;
+  if (src >= n) die("--source %d: the graph has %d vertices", src, n);
   std::vector<int> ref = bfs_cpu(g, src);
-  printf("# bfs %s: %d vertices, %lld edges, source %d\n", cdp ? "cdp" : "flat", n, g.edges(), src);
+  if (rmat_scale > 0)
+    printf("# bfs %s: R-MAT scale %d, edge factor %d, %d vertices, %lld edges, max degree %d, source %d\n",
+           cdp ? "cdp" : "flat", rmat_scale, edgefactor, n, g.edges(), g.max_deg(), src);
+  else
+    printf("# bfs %s: %d vertices, %lld edges, source %d\n", cdp ? "cdp" : "flat", n, g.edges(), src);
+  print_children(bfs_children(g, ref));
 
   if (cdp) reserve_device_launches(n);  // at most one child per frontier vertex
   DevGraph dg;

@@ -1,9 +1,11 @@
-// Graphs in compressed sparse row form, and readers for the Galois "gr" and Matrix Market formats.
+// Graphs in compressed sparse row form, readers for the Galois "gr" and Matrix Market formats, a seeded R-MAT
+// generator, and the CHILDREN line every benchmark prints.
 #pragma once
 
 #include "common.h"
 
 #include <cstring>
+#include <numeric>
 
 struct Graph {
   int n = 0;
@@ -123,3 +125,90 @@ struct DevGraph {
     if (!g.wt.empty()) wt.upload(g.wt);
   }
 };
+
+// R-MAT (Chakrabarti, Zhan, Faloutsos, SDM'04) with graph500's parameters a = 0.57, b = 0.19, c = 0.19, d = 0.05:
+// each of edgefactor * 2^scale edges picks one quadrant of the adjacency matrix per bit of its endpoints, which
+// gives a few vertices a very high degree and most a low one. As in graph500 the vertex labels are then shuffled,
+// so the hubs are spread over the index range rather than packed at vertex 0. The graph is made undirected, self
+// loops and repeated edges are dropped. With max_weight > 0 every edge gets a weight uniform in [1, max_weight],
+// the same in both directions (of repeated edges the lightest stays).
+inline Graph rmat_graph(int scale, int edgefactor, uint64_t seed, int max_weight = 0) {
+  if (scale < 1 || scale > 30) die("R-MAT scale %d outside [1, 30]", scale);
+  const int n = 1 << scale;
+  const long long m = (long long)edgefactor << scale;
+  if (edgefactor < 1 || 2 * m >= (1ll << 31)) die("R-MAT scale %d, edge factor %d: too many edges", scale, edgefactor);
+  // Quadrant thresholds on a 32-bit uniform: [0, a) top-left, [a, a+b) top-right, [a+b, a+b+c) bottom-left.
+  const uint64_t t_a = (uint64_t)(0.57 * 4294967296.0), t_ab = (uint64_t)(0.76 * 4294967296.0),
+                 t_abc = (uint64_t)(0.95 * 4294967296.0);
+  Rng rng(seed);
+  std::vector<int> src(m), dst(m), w(max_weight > 0 ? m : 0);
+  for (long long e = 0; e < m; e++) {
+    int u = 0, v = 0;
+    uint64_t bits = 0;
+    for (int b = 0; b < scale; b++) {
+      if (b % 2 == 0) bits = rng.next();
+      uint64_t r = (b % 2 == 0 ? bits >> 32 : bits) & 0xffffffffu;
+      int down = r >= t_ab, right = (r >= t_a && r < t_ab) || r >= t_abc;
+      u |= down << b;
+      v |= right << b;
+    }
+    src[e] = u;
+    dst[e] = v;
+    if (max_weight > 0) w[e] = 1 + (int)rng.below((uint32_t)max_weight);
+  }
+  std::vector<int> label(n);
+  std::iota(label.begin(), label.end(), 0);
+  for (int i = n - 1; i > 0; i--) std::swap(label[i], label[rng.below((uint32_t)i + 1)]);
+
+  // Both directions of every edge, bucketed by source, then each vertex's list sorted and deduplicated.
+  Graph g;
+  g.n = n;
+  std::vector<int> start(n + 1, 0);
+  for (long long e = 0; e < m; e++)
+    if (src[e] != dst[e]) start[label[src[e]] + 1]++, start[label[dst[e]] + 1]++;
+  for (int v = 0; v < n; v++) start[v + 1] += start[v];
+  std::vector<std::pair<int, int>> out(start[n]);  // (neighbour, weight)
+  {
+    std::vector<int> at(start.begin(), start.end() - 1);
+    for (long long e = 0; e < m; e++) {
+      if (src[e] == dst[e]) continue;
+      int u = label[src[e]], v = label[dst[e]], wt = max_weight > 0 ? w[e] : 0;
+      out[at[u]++] = {v, wt};
+      out[at[v]++] = {u, wt};
+    }
+  }
+  g.off.assign(n + 1, 0);
+  g.adj.reserve(out.size());
+  if (max_weight > 0) g.wt.reserve(out.size());
+  for (int v = 0; v < n; v++) {
+    auto first = out.begin() + start[v], last = out.begin() + start[v + 1];
+    std::sort(first, last);
+    for (auto it = first; it != last; ++it) {
+      if (it != first && it->first == (it - 1)->first) continue;
+      g.adj.push_back(it->first);
+      if (max_weight > 0) g.wt.push_back(it->second);
+    }
+    g.off[v + 1] = (int)g.adj.size();
+  }
+  return g;
+}
+
+// The lowest-numbered vertex with an edge: a search source that is not isolated (R-MAT leaves many vertices so).
+inline int first_connected_vertex(const Graph &g) {
+  for (int v = 0; v < g.n; v++)
+    if (g.deg(v) > 0) return v;
+  return 0;
+}
+
+// The line every benchmark prints once, in its CDP and its flat version alike: how many child grids the CDP version
+// launches and how many threads each has (grid size times block size), from the host's knowledge of the input.
+// The median of an even count is the upper of the two middle values.
+inline void print_children(std::vector<long long> threads) {
+  long long median = 0, most = 0;
+  if (!threads.empty()) {
+    std::nth_element(threads.begin(), threads.begin() + threads.size() / 2, threads.end());
+    median = threads[threads.size() / 2];
+    most = *std::max_element(threads.begin(), threads.end());
+  }
+  printf("CHILDREN launches=%zu median=%lld max=%lld\n", threads.size(), median, most);
+}

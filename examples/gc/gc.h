@@ -82,16 +82,19 @@ inline GcOutcome gc_cpu(const Graph &g, std::vector<int> color) {
 
 inline int gc_main(int argc, char **argv, bool cdp) {
   Options opt(argc, argv,
-              "usage: gc [--reps N] [--input FILE.mtx] [--perturb P] [--seed S]\n"
-              "  colors the graph of a symmetric Matrix Market file (default ../shared/data/bcsstk13.mtx),\n"
+              "usage: gc [--reps N] [--input FILE.mtx] [--rmat SCALE [--edgefactor E]] [--perturb P] [--seed S]\n"
+              "  colors the graph of a symmetric Matrix Market file (default ../shared/data/bcsstk13.mtx), or with\n"
+              "  --rmat an undirected R-MAT graph of 2^SCALE vertices and E * 2^SCALE generated edges (default E 16),\n"
               "  starting from a greedy coloring where a fraction P (default 0.1) of vertices get random colors\n");
   int reps = (int)opt.num("--reps", 5, 0, 1000000);
   std::string path = opt.str("--input", "../shared/data/bcsstk13.mtx");
+  int rmat_scale = (int)opt.num("--rmat", 0, 0, 30);
+  int edgefactor = (int)opt.num("--edgefactor", 16, 1, 1 << 20);
   double perturb = opt.real("--perturb", 0.1, 0.0, 1.0);
   uint64_t seed = (uint64_t)opt.num("--seed", 1, 0, LLONG_MAX);
   opt.done();
 
-  Graph g = read_mtx_graph(path);
+  Graph g = rmat_scale > 0 ? rmat_graph(rmat_scale, edgefactor, seed) : read_mtx_graph(path);
   int n = g.n;
   std::vector<int> init(n, -1);
   int greedy_colors = 0;
@@ -103,8 +106,16 @@ inline int gc_main(int argc, char **argv, bool cdp) {
   for (int v = 0; v < n; v++)
     if (rng.unit() < perturb) init[v] = (int)rng.below((uint32_t)greedy_colors);
   GcOutcome ref = gc_cpu(g, init);
+  std::string what = rmat_scale > 0 ? strf("R-MAT scale %d, edge factor %d", rmat_scale, edgefactor) : path;
   printf("# gc %s: %s, %d vertices, %lld edges, max degree %d, %d greedy colors\n", cdp ? "cdp" : "flat",
-         path.c_str(), n, g.edges() / 2, g.max_deg(), greedy_colors);
+         what.c_str(), n, g.edges() / 2, g.max_deg(), greedy_colors);
+  // Detection runs once per round and once more to find no conflict; each time every vertex with neighbours
+  // launches a child.
+  std::vector<long long> child_threads;
+  for (int pass = 0; pass <= ref.rounds; pass++)
+    for (int v = 0; v < n; v++)
+      if (g.deg(v) > 0) child_threads.push_back((long long)blocks_for(g.deg(v), kChildBlock) * kChildBlock);
+  print_children(child_threads);
 
   if (cdp) reserve_device_launches(n);
   DevGraph dg;

@@ -6,8 +6,6 @@
 
 #include "../common/graph.h"
 
-#include <queue>
-
 constexpr int kParentBlock = 128;
 constexpr int kChildBlock = 128;
 constexpr unsigned kInf = 0xffffffffu;
@@ -29,43 +27,65 @@ __device__ inline void sssp_relax(int u, unsigned nd, unsigned *dist, int *next,
 // Relaxes the edges of `count` frontier vertices into d.next (defined by each variant).
 void sssp_round(const SsspDev &d, int count, int round);
 
-inline std::vector<unsigned> sssp_cpu(const Graph &g, int src) {
-  std::vector<unsigned> dist(g.n, kInf);
-  using Item = std::pair<unsigned, int>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
-  dist[src] = 0;
-  pq.push({0, src});
-  while (!pq.empty()) {
-    auto [d, v] = pq.top();
-    pq.pop();
-    if (d != dist[v]) continue;
-    for (int e = g.off[v]; e < g.off[v + 1]; e++) {
-      unsigned nd = d + (unsigned)g.wt[e];
-      if (nd < dist[g.adj[e]]) pq.push({dist[g.adj[e]] = nd, g.adj[e]});
+struct SsspReference {
+  std::vector<unsigned> dist;
+  std::vector<long long> child_threads;  // one entry per child grid the CDP version launches
+  int rounds = 0;
+};
+
+// The GPU's rounds on one thread: the frontier's vertices in turn relax their edges against the distances as
+// they stand, and a vertex whose distance drops joins the next frontier once. Ends with the exact distances; the
+// GPU's rounds can differ from these by timing (a relaxation seen early or late), so the child grids recorded
+// here are what the CDP version launches up to that.
+inline SsspReference sssp_cpu(const Graph &g, int src) {
+  SsspReference r;
+  r.dist.assign(g.n, kInf);
+  r.dist[src] = 0;
+  std::vector<int> frontier(1, src), next, stamp(g.n, -1);
+  for (; !frontier.empty(); r.rounds++) {
+    next.clear();
+    for (int v : frontier) {
+      if (g.deg(v) > 0) r.child_threads.push_back((long long)blocks_for(g.deg(v), kChildBlock) * kChildBlock);
+      for (int e = g.off[v]; e < g.off[v + 1]; e++) {
+        int u = g.adj[e];
+        unsigned nd = r.dist[v] + (unsigned)g.wt[e];
+        if (nd < r.dist[u]) {
+          r.dist[u] = nd;
+          if (stamp[u] != r.rounds) stamp[u] = r.rounds, next.push_back(u);
+        }
+      }
     }
+    frontier.swap(next);
   }
-  return dist;
+  return r;
 }
 
 inline int sssp_main(int argc, char **argv, bool cdp) {
   Options opt(argc, argv,
-              "usage: sssp [--reps N] [--input FILE.gr] [--source V]\n"
-              "  shortest paths from V (default 0) in a weighted Galois gr graph\n"
-              "  (default ../shared/data/rmat12.sym.gr)\n");
+              "usage: sssp [--reps N] [--input FILE.gr] [--rmat SCALE [--edgefactor E] [--seed S]] [--source V]\n"
+              "  shortest paths from V in a weighted Galois gr graph (default ../shared/data/rmat12.sym.gr,\n"
+              "  source 0), or with --rmat in an undirected R-MAT graph of 2^SCALE vertices and E * 2^SCALE\n"
+              "  generated edges (default E 16) with weights uniform in [1, 4096] (source: the first vertex that\n"
+              "  has an edge)\n");
   int reps = (int)opt.num("--reps", 5, 0, 1000000);
   std::string path = opt.str("--input", "../shared/data/rmat12.sym.gr");
-  long long src_opt = opt.num("--source", 0, 0, INT_MAX);
+  int rmat_scale = (int)opt.num("--rmat", 0, 0, 30);
+  int edgefactor = (int)opt.num("--edgefactor", 16, 1, 1 << 20);
+  uint64_t seed = (uint64_t)opt.num("--seed", 1, 0, LLONG_MAX);
+  long long src_opt = opt.num("--source", -1, 0, INT_MAX);
   opt.done();
 
-  Graph g = read_gr(path);
-  int n = g.n, src = (int)src_opt;
+  Graph g = rmat_scale > 0 ? rmat_graph(rmat_scale, edgefactor, seed, 4096) : read_gr(path);
+  int n = g.n;
+  int src = src_opt >= 0 ? (int)src_opt : rmat_scale > 0 ? first_connected_vertex(g) : 0;
   if (src >= n) die("--source %d: the graph has %d vertices", src, n);
-  long long max_path = 0;
-  for (int w : g.wt) max_path += w;
-  if (max_path >= kInf) die("%s: weights too large for 32-bit distances", path.c_str());
-  std::vector<unsigned> ref = sssp_cpu(g, src);
-  printf("# sssp %s: %s, %d vertices, %lld edges, source %d\n", cdp ? "cdp" : "flat", path.c_str(), n, g.edges(),
-         src);
+  int max_wt = g.wt.empty() ? 0 : *std::max_element(g.wt.begin(), g.wt.end());
+  if ((long long)max_wt * (n - 1) >= kInf) die("weights too large for 32-bit distances");
+  SsspReference ref = sssp_cpu(g, src);
+  std::string what = rmat_scale > 0 ? strf("R-MAT scale %d, edge factor %d", rmat_scale, edgefactor) : path;
+  printf("# sssp %s: %s, %d vertices, %lld edges, max degree %d, source %d, %d rounds on the cpu\n",
+         cdp ? "cdp" : "flat", what.c_str(), n, g.edges(), g.max_deg(), src, ref.rounds);
+  print_children(ref.child_threads);
 
   if (cdp) reserve_device_launches(n);  // at most one child per frontier vertex
   DevGraph dg;
@@ -98,8 +118,9 @@ inline int sssp_main(int argc, char **argv, bool cdp) {
     got = dist.download();
     int bad = 0, first = -1;
     for (int v = 0; v < n; v++)
-      if (got[v] != ref[v] && bad++ == 0) first = v;
-    if (bad) return strf("%d distances differ, first at vertex %d: gpu %u, cpu %u", bad, first, got[first], ref[first]);
+      if (got[v] != ref.dist[v] && bad++ == 0) first = v;
+    if (bad)
+      return strf("%d distances differ, first at vertex %d: gpu %u, cpu %u", bad, first, got[first], ref.dist[first]);
     return "";
   };
   h.result = [&] {
