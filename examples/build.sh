@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds every benchmark for sm_90 with clang and the project's CUDA tree.
-#   examples/build.sh OUTDIR [extra clang flags...]          CDP versions  -> OUTDIR/<name>
-#   examples/build.sh OUTDIR --flat [extra clang flags...]   flat versions -> OUTDIR/<name>_flat
+# Builds every benchmark (each examples/NAME/ folder with a bench.json) for sm_90 with clang and the project's
+# CUDA tree.
+#   examples/build.sh OUTDIR [extra clang flags...]          CDP versions  NAME/NAME.cu      -> OUTDIR/NAME
+#   examples/build.sh OUTDIR --flat [extra clang flags...]   flat versions NAME/NAME_flat.cu -> OUTDIR/NAME_flat
 # KLAP_BENCHES="bfs sp" limits the set; CLANGXX and KLAP_CUDA_PATH override the compiler and the CUDA tree.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -17,10 +18,25 @@ if [ "${1:-}" = "--flat" ]; then
   suffix="_flat"
   shift
 fi
+benches=()
+if [ -n "${KLAP_BENCHES:-}" ]; then
+  for b in $KLAP_BENCHES; do
+    [ -f "$here/$b/bench.json" ] || { echo "build.sh: examples/$b/bench.json not found: $b is not a benchmark" >&2; exit 2; }
+    benches+=("$b")
+  done
+else
+  for spec in "$here"/*/bench.json; do
+    [ -f "$spec" ] && benches+=("$(basename "$(dirname "$spec")")")
+  done
+fi
+if [ ${#benches[@]} -eq 0 ]; then
+  echo "build.sh: no benchmark to build (no examples/*/bench.json)" >&2
+  exit 2
+fi
 cuda="${KLAP_CUDA_PATH:-$root/.toolchain/cuda}"
 clang="${CLANGXX:-clang++-22}"
 mkdir -p "$out"
-for b in ${KLAP_BENCHES:-bfs bt ccl gc mstf mstv qt sp sssp}; do
+for b in "${benches[@]}"; do
   src="$here/$b/$b$suffix.cu"
   [ -f "$src" ] || { echo "build.sh: no benchmark source $src" >&2; exit 2; }
   echo "build.sh: $b$suffix" >&2

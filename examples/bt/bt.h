@@ -4,7 +4,7 @@
 // once on the host, kMaxTess slots per line, instead of by device-side cudaMalloc.
 #pragma once
 
-#include "../common/common.h"
+#include "../common/children.h"
 
 constexpr int kParentBlock = 64;
 constexpr int kChildBlock = 32;
@@ -61,6 +61,9 @@ inline int bt_main(int argc, char **argv, bool cdp) {
   long long ref_total = 0;
   for (int i = 0; i < n_lines; i++) ref_total += ref_n[i] = bt_tess_points(lines[i]);
   printf("# bt %s: %d lines, %lld vertices\n", cdp ? "cdp" : "flat", n_lines, ref_total);
+  ChildGrids children;  // one child per line, over its vertices
+  for (int i = 0; i < n_lines; i++) children.add(blocks_for(ref_n[i], kChildBlock), kChildBlock);
+  children.print();
 
   if (cdp) reserve_device_launches(n_lines);
   std::vector<BezierLine> got_lines;

@@ -12,7 +12,7 @@
 // whatever order the unions ran in. Background pixels are labelled -1.
 #pragma once
 
-#include "../common/common.h"
+#include "../common/children.h"
 
 constexpr int kTile = 16;            // the local kernel's tile side, and its block is kTile x kTile threads
 constexpr int kParentThreads = 2;    // KLAP's parent: one block of 2 threads, one per border direction
@@ -157,6 +157,13 @@ inline int ccl_main(int argc, char **argv, bool cdp) {
   for (int f = 0; f < frames; f++) ref_components += ccl_cpu(&img[f * pixels], n, &ref[f * pixels], &ref_largest);
   printf("# ccl %s: %d frames of %dx%d, fill %.2f, 4-connected, %d merge levels, %lld components\n",
          cdp ? "cdp" : "flat", frames, n, n, fill, ccl_levels(n), ref_components);
+  // Per frame and merge level, the two border children; every level after the first is itself a child grid of the
+  // level before, tail-launched.
+  ChildGrids children;
+  int levels = ccl_levels(n);
+  children.add_many((long long)frames * 2 * levels, kChildBlocks, kChildBlock);
+  if (levels > 1) children.add_many((long long)frames * (levels - 1), 1, kParentThreads);
+  children.print();
 
   // In flight at once per frame: the two merge grids of a level and the next level's tail launch.
   if (cdp) reserve_device_launches((size_t)frames * 3);

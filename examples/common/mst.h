@@ -8,6 +8,7 @@
 // steps and both *_flat versions use one thread per vertex that loops over the edges.
 #pragma once
 
+#include "children.h"
 #include "graph.h"
 
 constexpr int kParentBlock = 1024;
@@ -158,7 +159,50 @@ inline MstRef mst_cpu(const Graph &g, const std::vector<int> &eid) {
   return r;
 }
 
-inline int mst_main(int argc, char **argv, const char *name, bool cdp) {
+// Which step the CDP version of a benchmark runs with a child grid per vertex.
+enum class MstChildStep { find, verify };
+
+// The GPU's rounds replayed on the host (the same keys, hooks and jumps), for what the CDP version launches: every
+// round, and once more in the round that links nothing, find launches a child for each vertex with edges, verify
+// for each such vertex whose component has an edge leaving it. Returns the number of rounds that linked.
+inline int mst_boruvka_children(const Graph &g, const std::vector<int> &eid, MstChildStep step,
+                                ChildGrids &children) {
+  int n = g.n;
+  std::vector<int> comp(n), partner(n), hook(n);
+  std::vector<unsigned long long> min_key(n);
+  for (int v = 0; v < n; v++) comp[v] = v;
+  for (int rounds = 0;; rounds++) {
+    std::fill(min_key.begin(), min_key.end(), kNoEdge);
+    std::fill(partner.begin(), partner.end(), -1);
+    for (int v = 0; v < n; v++)
+      for (int e = g.off[v]; e < g.off[v + 1]; e++)
+        if (comp[g.adj[e]] != comp[v]) min_key[comp[v]] = std::min(min_key[comp[v]], mst_key(g.wt[e], eid[e]));
+    for (int v = 0; v < n; v++) {
+      int c = comp[v];
+      if (min_key[c] == kNoEdge) continue;
+      for (int e = g.off[v]; e < g.off[v + 1]; e++)
+        if (mst_key(g.wt[e], eid[e]) == min_key[c] && comp[g.adj[e]] != c) partner[c] = comp[g.adj[e]];
+    }
+    for (int v = 0; v < n; v++)
+      if (g.deg(v) > 0 && (step == MstChildStep::find || min_key[comp[v]] != kNoEdge))
+        children.add(blocks_for(g.deg(v), kChildBlock), kChildBlock);
+    int links = 0;
+    for (int v = 0; v < n; v++) {
+      if (comp[v] != v) continue;
+      int q = partner[v];
+      hook[v] = min_key[v] != kNoEdge && q >= 0 && !(partner[q] == v && v < q) ? q : v;
+      links += hook[v] != v;
+    }
+    if (links == 0) return rounds;
+    for (int v = 0; v < n; v++) {
+      int r = comp[v];
+      while (hook[r] != r) r = hook[r];
+      comp[v] = r;
+    }
+  }
+}
+
+inline int mst_main(int argc, char **argv, const char *name, MstChildStep step, bool cdp) {
   std::string usage = std::string("usage: ") + name +
                       " [--reps N] [--input FILE.gr]\n"
                       "  minimum spanning forest of a symmetric weighted Galois gr graph\n"
@@ -173,6 +217,9 @@ inline int mst_main(int argc, char **argv, const char *name, bool cdp) {
   std::vector<int> eid = mst_edge_ids(g, path);
   MstRef ref = mst_cpu(g, eid);
   printf("# %s %s: %s, %d vertices, %lld directed edges\n", name, cdp ? "cdp" : "flat", path.c_str(), n, g.edges());
+  ChildGrids children;
+  int ref_rounds = mst_boruvka_children(g, eid, step, children);
+  children.print();
 
   if (cdp) reserve_device_launches(n);  // at most one child per vertex
   DevGraph dg;
@@ -227,6 +274,7 @@ inline int mst_main(int argc, char **argv, const char *name, bool cdp) {
       roots += r == v;
     }
     if (roots != ref.components) return strf("gpu has %d components, cpu %d", roots, ref.components);
+    if (rounds != ref_rounds) return strf("gpu took %d Boruvka rounds, cpu %d", rounds, ref_rounds);
     return "";
   };
   h.result = [&] {

@@ -24,4 +24,4 @@ void mst_find(const MstDev &d, int n) {
 }
 void mst_verify(const MstDev &d, int n) { mst_verify_flat_launch(d, n); }
 
-int main(int argc, char **argv) { return mst_main(argc, argv, "mstf", true); }
+int main(int argc, char **argv) { return mst_main(argc, argv, "mstf", MstChildStep::find, true); }

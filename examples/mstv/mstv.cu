@@ -26,4 +26,4 @@ void mst_verify(const MstDev &d, int n) {
   CK_LAUNCH(mstv_parent);
 }
 
-int main(int argc, char **argv) { return mst_main(argc, argv, "mstv", true); }
+int main(int argc, char **argv) { return mst_main(argc, argv, "mstv", MstChildStep::verify, true); }

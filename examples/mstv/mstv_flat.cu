@@ -4,4 +4,4 @@
 void mst_find(const MstDev &d, int n) { mst_find_flat_launch(d, n); }
 void mst_verify(const MstDev &d, int n) { mst_verify_flat_launch(d, n); }
 
-int main(int argc, char **argv) { return mst_main(argc, argv, "mstv", false); }
+int main(int argc, char **argv) { return mst_main(argc, argv, "mstv", MstChildStep::verify, false); }

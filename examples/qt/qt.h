@@ -5,7 +5,7 @@
 // Children are allocated with an atomic counter, so node indices vary from run to run; the tree does not.
 #pragma once
 
-#include "../common/common.h"
+#include "../common/children.h"
 
 #include <utility>
 
@@ -184,6 +184,10 @@ inline int qt_main(int argc, char **argv, bool cdp) {
   std::sort(sorted_in.begin(), sorted_in.end());
   printf("# qt %s: %d points, max depth %d, min points %d, %zu nodes\n", cdp ? "cdp" : "flat", n, max_depth,
          min_points, ref.size());
+  ChildGrids children;  // every node that splits launches its 4 children, a block each
+  for (const QtShape &s : ref)
+    if (!s.leaf) children.add(4, kBlock);
+  children.print();
 
   if (cdp) reserve_device_launches((size_t)std::min(splits, 1ll << 20));  // one launch per split node
   DevArray<float> x0(n), y0(n), x1(n), y1(n), in_x, in_y;

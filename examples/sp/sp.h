@@ -7,7 +7,7 @@
 // both variants agree to the bit.
 #pragma once
 
-#include "../common/common.h"
+#include "../common/children.h"
 
 constexpr int kParentBlock = 384;
 constexpr int kChildBlock = 64;
@@ -142,6 +142,11 @@ inline int sp_main(int argc, char **argv, bool cdp) {
   for (int v = 1; v <= vars; v++) max_occ = std::max(max_occ, var_off[v + 1] - var_off[v]);
   printf("# sp %s: %s, %d variables, %d clauses, %d literals, max occurrences %d, %d sweeps\n", cdp ? "cdp" : "flat",
          path.c_str(), vars, clauses, edges, max_occ, iters);
+  ChildGrids children;  // every sweep, one child per variable that occurs, over its occurrences
+  for (int it = 0; it < iters; it++)
+    for (int v = 1; v <= vars; v++)
+      if (int deg = var_off[v + 1] - var_off[v]) children.add(blocks_for(deg, kChildBlock), kChildBlock);
+  children.print();
 
   if (cdp) reserve_device_launches(vars + 1);  // at most one child per variable
   DevArray<int> d_var_off, d_occ, d_lit, d_clause_off;
