@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Runs the benchmark binaries of every variant side by side and prints (and records) a table.
 
-Usage: scripts/bench.py BINROOT DATADIR OUTDIR [--reps N] [--only bfs,sp] [--sweep]
-BINROOT holds one folder per variant (e.g. none/ warp/ block/ grid/ flat/ nvcc/), each with one
-binary per benchmark (flat binaries may be named <bench>_flat). Every binary prints `time_ms X` per
-rep, `CHECK PASS`, and a `RESULT ...` line that must be the same in every variant.
+Usage: scripts/bench.py BINROOT DATADIR OUTDIR [--reps N] [--only bfs,join:gauss] [--sweep]
+The benchmarks are the folders examples/NAME/ with a bench.json (see examples/README.md): one table row per
+entry of its "configs" (labelled NAME, or NAME:name), with the config's "args" and, for an "input" file,
+`--input DATADIR/FILE`. With --sweep, one row per entry of its "sweep" instead (labelled NAME ARGS).
+BINROOT holds one folder per variant (e.g. none/ warp/ block/ grid/ flat/ nvcc/), each with one binary per
+benchmark (flat binaries may be named NAME_flat); a variant without a benchmark's binary is skipped. Every
+binary prints `time_ms X` per rep, `CHECK PASS`, a `RESULT ...` line that must be the same in every variant,
+and `CHILDREN launches=L median=M max=X` (its CDP version's child grids, in threads), whose max / median is
+the row's skew.
 Writes OUTDIR/bench.csv, OUTDIR/bench.json, OUTDIR/speedup.svg (speedup over the `none` variant,
 plain CDP untransformed, log scale) and OUTDIR/section.md (a BENCHMARKS.md section: GPU, driver, date,
-command, the table and the geomeans); prints the table last. With --sweep, runs the benchmarks that
-generate their inputs at growing sizes instead (SWEEP below), one row per size.
+command, the table and the geomeans); prints the table last.
 """
 import argparse
 import json
@@ -19,37 +23,61 @@ import subprocess
 import sys
 import time
 
-INPUTS = {
-    "gc": "bcsstk13.mtx",
-    "mstf": "rmat12.sym.gr",
-    "mstv": "rmat12.sym.gr",
-    "sssp": "rmat12.sym.gr",
-    "sp": "random-42000-10000-3.cnf",
-}
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
 
 
-# Input sizes for --sweep: the papers' sizes first, then larger ones (an H100 is far larger than a K40).
-SWEEP = {
-    "bfs": ["--vertices 10000 --degree 1000", "--vertices 100000 --degree 100", "--vertices 400000 --degree 50"],
-    "bt": ["--lines 25600", "--lines 102400", "--lines 409600"],
-    "ccl": ["--size 1024", "--size 2048", "--size 4096"],
-    "qt": ["--points 40000", "--points 200000", "--points 1000000"],
-}
+def load_rows(sweep):
+    """Every (label, benchmark, args, input file) the bench.json files ask for, in name order."""
+    rows = []
+    for bench in sorted(os.listdir(EXAMPLES)):
+        path = os.path.join(EXAMPLES, bench, "bench.json")
+        if not os.path.isfile(path):
+            continue
+        with open(path) as f:
+            spec = json.load(f)
+        if sweep:
+            for args in spec.get("sweep", []):
+                rows.append({"label": f"{bench} {args}".strip(), "bench": bench, "args": args, "input": None})
+        else:
+            for c in spec.get("configs", [{}]):
+                name = c.get("name", "")
+                rows.append({"label": f"{bench}:{name}" if name else bench, "bench": bench,
+                             "args": c.get("args", ""), "input": c.get("input")})
+    return rows
 
 
-def run(binary, bench, datadir, reps, timeout, extra=""):
-    cmd = [binary, "--reps", str(reps)] + extra.split()
-    if bench in INPUTS:
-        cmd += ["--input", os.path.join(datadir, INPUTS[bench])]
+def parse_children(line):
+    """(launches, median, max) from a CHILDREN line, or None."""
+    try:
+        fields = dict(f.split("=", 1) for f in line.split()[1:])
+        return int(fields["launches"]), int(fields["median"]), int(fields["max"])
+    except (ValueError, KeyError):
+        return None
+
+
+def run(binary, row, datadir, reps, timeout):
+    cmd = [binary, "--reps", str(reps)] + row["args"].split()
+    if row["input"]:
+        cmd += ["--input", os.path.join(datadir, row["input"])]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"ok": False, "error": f"timeout after {timeout}s", "times": [], "result": None}
-    times = [float(l.split()[1]) for l in p.stdout.splitlines() if l.startswith("time_ms ")]
-    result = next((l for l in p.stdout.splitlines() if l.startswith("RESULT ")), None)
-    ok = p.returncode == 0 and "CHECK PASS" in p.stdout and bool(times)
+        return {"ok": False, "error": f"timeout after {timeout}s", "times": [], "result": None, "children": None}
+    lines = p.stdout.splitlines()
+    times = [float(l.split()[1]) for l in lines if l.startswith("time_ms ")]
+    result = next((l for l in lines if l.startswith("RESULT ")), None)
+    children = next((parse_children(l) for l in lines if l.startswith("CHILDREN ")), None)
+    ok = p.returncode == 0 and "CHECK PASS" in lines and bool(times)
     error = None if ok else (p.stdout + p.stderr).strip().splitlines()[-3:]
-    return {"ok": ok, "error": error, "times": times, "result": result}
+    return {"ok": ok, "error": error, "times": times, "result": result, "children": children}
+
+
+def skew_of(children):
+    return children[2] / children[1] if children and children[1] > 0 else None
+
+
+def fmt(x, spec):
+    return "-" if x is None else format(x, spec)
 
 
 def main():
@@ -58,35 +86,44 @@ def main():
     ap.add_argument("datadir")
     ap.add_argument("outdir")
     ap.add_argument("--reps", type=int, default=7)
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="comma-separated benchmark names or row labels (join:gauss)")
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--sweep", action="store_true")
     args = ap.parse_args()
     variants = sorted(d for d in os.listdir(args.binroot) if os.path.isdir(os.path.join(args.binroot, d)))
     order = ["none", "nvcc", "warp", "block", "grid", "flat"]
     variants.sort(key=lambda v: order.index(v) if v in order else len(order))
-    benches = sorted({f.removesuffix("_flat") for v in variants for f in os.listdir(os.path.join(args.binroot, v))})
+    plan = load_rows(args.sweep)
     if args.only:
-        benches = [b for b in benches if b in args.only.split(",")]
-    if args.sweep:
-        benches = [b for b in benches if b in SWEEP]
+        wanted = args.only.split(",")
+        for w in wanted:
+            if not any(w in (p["bench"], p["label"]) for p in plan):
+                print(f"--only {w}: no {'sweep' if args.sweep else 'config'} row of that benchmark or label"
+                      " in examples/*/bench.json", file=sys.stderr)
+        plan = [p for p in plan if p["bench"] in wanted or p["label"] in wanted]
     rows = []
-    for bench in benches:
-        for config in (SWEEP[bench] if args.sweep else [""]):
-            for v in variants:
-                folder = os.path.join(args.binroot, v)
-                binary = next((os.path.join(folder, n) for n in (bench, bench + "_flat") if os.path.exists(os.path.join(folder, n))), None)
-                if not binary:
-                    continue
-                r = run(binary, bench, args.datadir, args.reps, args.timeout, config)
-                t = r["times"]
-                name = f"{bench} {config}".strip()
-                rows.append({
-                    "bench": name, "variant": v, "ok": r["ok"], "result": r["result"], "error": r["error"],
-                    "median_ms": statistics.median(t) if t else None, "min_ms": min(t) if t else None,
-                    "max_ms": max(t) if t else None, "reps": len(t),
-                })
-                print(f"ran {name} {v}: {'ok' if r['ok'] else 'FAILED ' + str(r['error'])}", flush=True)
+    for p in plan:
+        found = False
+        for v in variants:
+            folder = os.path.join(args.binroot, v)
+            binary = next((os.path.join(folder, n) for n in (p["bench"], p["bench"] + "_flat")
+                           if os.path.exists(os.path.join(folder, n))), None)
+            if not binary:
+                continue
+            found = True
+            r = run(binary, p, args.datadir, args.reps, args.timeout)
+            t = r["times"]
+            ch = r["children"]
+            rows.append({
+                "bench": p["label"], "variant": v, "ok": r["ok"], "result": r["result"], "error": r["error"],
+                "median_ms": statistics.median(t) if t else None, "min_ms": min(t) if t else None,
+                "max_ms": max(t) if t else None, "reps": len(t),
+                "launches": ch[0] if ch else None, "child_median": ch[1] if ch else None,
+                "child_max": ch[2] if ch else None, "skew": skew_of(ch),
+            })
+            print(f"ran {p['label']} {v}: {'ok' if r['ok'] else 'FAILED ' + str(r['error'])}", flush=True)
+        if not found:
+            print(f"skipped {p['label']}: no variant under {args.binroot} has a {p['bench']} binary", flush=True)
     # Results must agree with the untransformed CDP build.
     for row in rows:
         ref = next((r for r in rows if r["bench"] == row["bench"] and r["variant"] == "none"), None)
@@ -95,31 +132,32 @@ def main():
     with open(os.path.join(args.outdir, "bench.json"), "w") as f:
         json.dump(rows, f, indent=1)
     with open(os.path.join(args.outdir, "bench.csv"), "w") as f:
-        f.write("bench,variant,median_ms,min_ms,max_ms,reps,check,same_result_as_cdp\n")
+        f.write("bench,variant,median_ms,min_ms,max_ms,reps,check,same_result_as_cdp,launches,child_median,child_max,skew\n")
         for r in rows:
-            f.write(f"{r['bench']},{r['variant']},{r['median_ms']},{r['min_ms']},{r['max_ms']},{r['reps']},{r['ok']},{r['same_result']}\n")
+            f.write(f"{r['bench']},{r['variant']},{r['median_ms']},{r['min_ms']},{r['max_ms']},{r['reps']},{r['ok']},"
+                    f"{r['same_result']},{r['launches']},{r['child_median']},{r['child_max']},{fmt(r['skew'], '.2f')}\n")
     write_chart(rows, variants, os.path.join(args.outdir, "speedup.svg"))
     write_section(rows, variants, os.path.join(args.outdir, "section.md"))
     print()
-    print(f"{'bench':6} {'variant':7} {'median ms':>10} {'min':>9} {'max':>9} {'vs cdp':>8}  check")
+    width = max([len("bench")] + [len(r["bench"]) for r in rows])
+    print(f"{'bench':{width}} {'skew':>7} {'variant':7} {'median ms':>10} {'min':>9} {'max':>9} {'vs cdp':>8}  check")
     speedups = {}
     for r in rows:
         ref = next((x for x in rows if x["bench"] == r["bench"] and x["variant"] == "none"), None)
         sp = ""
-        if ref and ref["median_ms"] and r["median_ms"]:
+        if ref and ref["ok"] and r["ok"] and ref["median_ms"] and r["median_ms"]:
             s = ref["median_ms"] / r["median_ms"]
             speedups.setdefault(r["variant"], []).append(s)
             sp = f"{s:.2f}x"
         check = "PASS" if r["ok"] and r["same_result"] else ("PASS*" if r["ok"] else "FAIL")
-        med = f"{r['median_ms']:.3f}" if r["median_ms"] is not None else "-"
-        mn = f"{r['min_ms']:.3f}" if r["min_ms"] is not None else "-"
-        mx = f"{r['max_ms']:.3f}" if r["max_ms"] is not None else "-"
-        print(f"{r['bench']:6} {r['variant']:7} {med:>10} {mn:>9} {mx:>9} {sp:>8}  {check}")
+        print(f"{r['bench']:{width}} {fmt(r['skew'], '.2f'):>7} {r['variant']:7} {fmt(r['median_ms'], '.3f'):>10} "
+              f"{fmt(r['min_ms'], '.3f'):>9} {fmt(r['max_ms'], '.3f'):>9} {sp:>8}  {check}")
     print()
     for v, s in speedups.items():
         geo = statistics.geometric_mean(s)
-        print(f"geomean speedup over untransformed CDP, {v}: {geo:.2f}x ({len(s)} benchmarks)")
-    print("(PASS*: checked against the CPU but RESULT differs from the untransformed build)")
+        print(f"geomean speedup over untransformed CDP, {v}: {geo:.2f}x ({len(s)} rows)")
+    print("(PASS*: checked against the CPU but RESULT differs from the untransformed build;"
+          " skew: largest / median child grid of the CDP version, in threads)")
     # klap's builds must print exactly what the untransformed build prints; nvcc's only needs to pass
     # the CPU check (it contracts multiply-adds differently).
     return 0 if all(r["ok"] and (r["same_result"] or r["variant"] == "nvcc") for r in rows) else 1
@@ -135,15 +173,21 @@ def write_section(rows, variants, path):
     cell = {(r["bench"], r["variant"]): r for r in rows}
     benches = list(dict.fromkeys(r["bench"] for r in rows))
     lines = [f"## {time.strftime('%Y-%m-%d', time.gmtime())}, {gpu} (name, driver)", "",
-             f"Command: `{' '.join(sys.argv)}`. Median (min-max) ms; FAIL: no result or the check failed.", "",
-             "| bench | " + " | ".join(variants) + " |", "|---|" + "---|" * len(variants)]
+             f"Command: `{' '.join(sys.argv)}`. Median (min-max) ms; FAIL: no result or the check failed; -: no"
+             " binary. Skew: the CDP version's largest / median child grid, in threads.", "",
+             "| bench | skew | " + " | ".join(variants) + " |", "|---|---|" + "---|" * len(variants)]
     speedups = {}
     for b in benches:
-        out = []
         ref = cell.get((b, "none"))
+        skew = next((r["skew"] for r in [ref] + [cell.get((b, v)) for v in variants]
+                     if r is not None and r["skew"] is not None), None)
+        out = [fmt(skew, ".2f")]
         for v in variants:
             r = cell.get((b, v))
-            if r is None or not r["ok"] or r["median_ms"] is None:
+            if r is None:
+                out.append("-")
+                continue
+            if not r["ok"] or r["median_ms"] is None:
                 out.append("FAIL")
                 continue
             out.append(f"{r['median_ms']:.3f} ({r['min_ms']:.3f}-{r['max_ms']:.3f})")
@@ -152,7 +196,7 @@ def write_section(rows, variants, path):
         lines.append(f"| {b} | " + " | ".join(out) + " |")
     lines.append("")
     for v, s in speedups.items():
-        lines.append(f"- geomean speedup of {v} over untransformed CDP: {statistics.geometric_mean(s):.2f}x ({len(s)} benchmarks)")
+        lines.append(f"- geomean speedup of {v} over untransformed CDP: {statistics.geometric_mean(s):.2f}x ({len(s)} rows)")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -167,7 +211,7 @@ def write_chart(rows, variants, path):
     speed = {}
     for r in rows:
         ref = next((x for x in rows if x["bench"] == r["bench"] and x["variant"] == "none"), None)
-        if ref and ref["median_ms"] and r["median_ms"]:
+        if ref and ref["ok"] and r["ok"] and ref["median_ms"] and r["median_ms"]:
             speed[(r["bench"], r["variant"])] = ref["median_ms"] / r["median_ms"]
     if not speed:
         return
