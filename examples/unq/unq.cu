@@ -1,0 +1,30 @@
+// unq, CDP version: a chain of single-block kernels, one per chunk, the producer-consumer form KLAP's promotion
+// targets. Each link copies the first elements of the runs of its chunk at the output offset it was given, then one
+// thread launches the link for the next chunk with the offset moved past what this chunk kept.
+//
+// Stream: cudaStreamFireAndForget. The next link needs only the offset, a launch argument; it reads only the input,
+// which nothing writes, and writes output positions this link does not. It need not wait for this grid to complete
+// (what cudaStreamTailLaunch would add), so it may start as soon as it is launched. Each link is then a child of the
+// one before: the chain is as deep as it is long (../PROMOTION.md says what that means for the nesting limit).
+#include "unq.h"
+
+__global__ void unq_chain(const int *in, int *out, int n, int chunk, int first, int unique_before, int *unique_total) {
+  const int end = min(n, first + chunk);
+  const int unique_after = compact_chunk<Unq>(in, out, n, first, end, unique_before);
+  if (threadIdx.x == 0) {
+    chain_link_ran();
+    if (end < n) {
+      unq_chain<<<1, kBlock, 0, cudaStreamFireAndForget>>>(in, out, n, chunk, end, unique_after, unique_total);
+      CDP_CHECK_LAUNCH();
+    } else {
+      *unique_total = unique_after;
+    }
+  }
+}
+
+static void unq_run(const CompactDev &d) {
+  unq_chain<<<1, kBlock>>>(d.in, d.out, d.n, d.chunk, 0, 0, d.kept_total);
+  CK_LAUNCH(unq_chain);
+}
+
+int main(int argc, char **argv) { return compact_main<Unq>(argc, argv, unq_run, true); }
