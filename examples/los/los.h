@@ -1,6 +1,8 @@
 // Line of sight (KLAP Table I "los", after the CUDA samples' lineOfSight): an observer stands kEye above point 0 of a
-// terrain profile (a seeded random walk of heights, one per unit of distance), and point i is visible when the slope
-// from the eye to it is at least the largest slope to any point before it. The profile is cut into chunks (256
+// terrain profile, one height per unit of distance, and point i is visible when the slope from the eye to it is at
+// least the largest slope to any point before it. The profile is a valley side rising ever more steeply (0.01 i^2)
+// with seeded bumps of up to 2.5% of the distance, so that about 60% of the points are visible, spread over the
+// whole profile (on a random walk only the first few would be). The profile is cut into chunks (256
 // points by default, KLAP's: one per thread of a 256-thread block), and the one value carried from a chunk to the
 // next is the largest slope before it. los.cu walks the chunks with a chain of single-block kernels, each handing
 // that maximum to the next as a launch argument; los_flat.cu has one block per tile of 256 points, which finds it by
@@ -161,8 +163,7 @@ inline int los_main(int argc, char **argv, void (*run)(const LosDev &), bool cdp
 
   Rng rng(seed);
   std::vector<float> height(n);
-  height[0] = 0.0f;
-  for (int i = 1; i < n; i++) height[i] = height[i - 1] + (rng.unit() - 0.5f);
+  for (int i = 0; i < n; i++) height[i] = (float)(0.01 * i * i + 0.05 * i * (rng.unit() - 0.5));
   std::vector<unsigned char> expect(n);
   float max_before = -INFINITY;
   int seen = 0;
