@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""What klap did with the launch sites of the fuzz programs: reads the remarks fuzz/build.sh kept
+(OUTROOT/<mode>/*.remarks, from -Rpass=klap -Rpass-missed=klap -Rpass-analysis=klap) and prints, per
+mode, how many sites were aggregated and why the others were left as written (docs/remarks.md).
+
+A site is a source location (file:line:column) with any klap launch remark; a site the optimizer
+copied (an unrolled loop) counts once, as aggregated if any copy was.
+
+Usage: remarks.py OUTROOT [MODE...]   (modes default to none warp block grid)
+"""
+
+import os
+import re
+import sys
+from collections import Counter
+
+REMARK = re.compile(r"^(.*?):(\d+):(\d+): remark: .*\[(KLAP\d+)\]")
+# Remarks that say a site stays as written (the aggregation's own, and the analysis' unrecognized).
+LEFT = {"KLAP101", "KLAP102", "KLAP103", "KLAP104", "KLAP105", "KLAP106", "KLAP107", "KLAP108",
+        "KLAP109", "KLAP201", "KLAP202", "KLAP203", "KLAP205", "KLAP206", "KLAP208"}
+
+
+def sites_of(folder):
+    """{site: set of remark IDs} over every .remarks file in folder; None if there are none."""
+    sites = {}
+    files = sorted(f for f in os.listdir(folder) if f.endswith(".remarks")) if os.path.isdir(folder) else []
+    if not files:
+        return None
+    for name in files:
+        with open(os.path.join(folder, name), errors="replace") as f:
+            for line in f:
+                m = REMARK.match(line)
+                if m:
+                    key = (os.path.basename(m.group(1)), int(m.group(2)), int(m.group(3)))
+                    sites.setdefault(key, set()).add(m.group(4))
+    return sites
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    root = sys.argv[1]
+    modes = sys.argv[2:] or ["none", "warp", "block", "grid"]
+    print("%-6s %6s %11s %6s  %s" % ("mode", "sites", "aggregated", "share", "left as written (by remark), and notes"))
+    for mode in modes:
+        sites = sites_of(os.path.join(root, mode))
+        if sites is None:
+            print("%-6s (no remarks)" % mode)
+            continue
+        aggregated = sum(1 for ids in sites.values() if "KLAP200" in ids)
+        reasons = Counter()
+        for ids in sites.values():
+            if "KLAP200" in ids:
+                continue
+            left = sorted(ids & LEFT)
+            reasons[left[0] if left else "no-remark"] += 1
+        notes = Counter()
+        for ids in sites.values():
+            for rid in ("KLAP204", "KLAP207"):
+                if rid in ids:
+                    notes[rid] += 1
+        detail = ", ".join("%s %d" % kv for kv in sorted(reasons.items()))
+        if notes:
+            detail += "; aggregated elsewhere than asked: " + ", ".join(
+                "%s %d" % kv for kv in sorted(notes.items()))
+        share = 100.0 * aggregated / len(sites) if sites else 0.0
+        print("%-6s %6d %11d %5.1f%%  %s" % (mode, len(sites), aggregated, share, detail))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
