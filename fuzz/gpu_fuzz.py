@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Runs the fuzz programs built by fuzz/build.sh on a GPU and compares every mode's case lines with
+the untransformed (`none`) build's. Called by scripts/gpu-fuzz.sh, which documents the options.
+
+A program that hangs in a case (it reports `case <id> HANG` after FUZZ_CASE_TIMEOUT seconds, or is
+killed by the outer timeout) or loses its CUDA context is run again from the next case, so one bad
+case does not hide the rest.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+CASE = re.compile(r"^case (\d+)-(\d+) (.*)$")
+
+
+def ranges(indices):
+    """[1,2,3,7] -> ['1-3', '7']: the program's case arguments."""
+    out, start, prev = [], None, None
+    for i in indices:
+        if start is None:
+            start = prev = i
+        elif i == prev + 1:
+            prev = i
+        else:
+            out.append("%d-%d" % (start, prev) if prev > start else "%d" % start)
+            start = prev = i
+    if start is not None:
+        out.append("%d-%d" % (start, prev) if prev > start else "%d" % start)
+    return out
+
+
+def case_count(binary):
+    p = subprocess.run([binary, "--count"], capture_output=True, text=True, timeout=60)
+    return int(p.stdout.strip())
+
+
+def run_program(binary, count, timeout, case_timeout, log, prefix=()):
+    """{case index: result text} for every case: the program's line after the case id, or HANG,
+    TIMEOUT, CRASH rc=N, NOT-RUN."""
+    results = {}
+    remaining = list(range(count))
+    env = dict(os.environ, FUZZ_CASE_TIMEOUT=str(case_timeout))
+    while remaining:
+        cmd = list(prefix) + [binary] + ranges(remaining)
+        start = time.time()
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+            stdout, rc = p.stdout, p.returncode
+            stderr = p.stderr
+        except subprocess.TimeoutExpired as e:
+            stdout = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+            stderr = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+            rc = None
+        log.write("$ %s  (%.1f s, rc=%s)\n%s%s" % (" ".join(cmd), time.time() - start, rc, stdout, stderr))
+        before = len(results)
+        for line in stdout.splitlines():
+            m = CASE.match(line)
+            if m and int(m.group(2)) in remaining:
+                results[int(m.group(2))] = m.group(3).strip()
+        remaining = [i for i in remaining if i not in results]
+        if not remaining:
+            break
+        if rc == 0:
+            for i in remaining:
+                results[i] = "NOT-RUN"
+            break
+        if rc is None:
+            results[remaining[0]] = "TIMEOUT"
+        elif len(results) == before:
+            results[remaining[0]] = "CRASH rc=%d" % rc
+        # Otherwise the program stopped after a case it reported (a hang, a lost context): go on.
+        remaining = [i for i in remaining if i not in results]
+    return results
+
+
+def is_checksum(result):
+    return re.match(r"^[0-9a-f]{16} ", result) is not None
+
+
+def sanitizer_path():
+    for cand in (shutil.which("compute-sanitizer"), "/usr/local/cuda/bin/compute-sanitizer"):
+        if cand and os.path.exists(cand):
+            return cand
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", default=".gpu/fuzz")
+    ap.add_argument("--modes", default="none warp block grid")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per program run")
+    ap.add_argument("--case-timeout", type=float, default=20.0, help="seconds per case")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each program in each mode")
+    ap.add_argument("--memcheck", type=int, default=0, help="cases per program to run under memcheck")
+    ap.add_argument("--out", default=os.environ.get("OUT") or "")
+    args = ap.parse_args()
+
+    modes = args.modes.split()
+    ref = modes[0]
+    out = args.out or os.path.join(args.root, "results")
+    os.makedirs(out, exist_ok=True)
+    refdir = os.path.join(args.root, ref)
+    programs = sorted(f for f in os.listdir(refdir)
+                      if os.access(os.path.join(refdir, f), os.X_OK) and not f.endswith(".remarks"))
+    if not programs:
+        print("no programs in %s" % refdir)
+        return 2
+
+    # results[mode][program] = list (one per repeat) of {case: text}
+    results = {m: {} for m in modes}
+    counts = {}
+    with open(os.path.join(out, "fuzz-runs.log"), "w") as log:
+        for prog in programs:
+            counts[prog] = case_count(os.path.join(refdir, prog))
+            for mode in modes:
+                path = os.path.join(args.root, mode, prog)
+                runs = []
+                for _ in range(args.repeat):
+                    if not os.path.exists(path):
+                        runs.append({i: "MISSING" for i in range(counts[prog])})
+                        continue
+                    runs.append(run_program(path, counts[prog], args.timeout, args.case_timeout, log))
+                results[mode][prog] = runs
+                bad = sum(1 for i in range(counts[prog]) if not is_checksum(runs[0].get(i, "")))
+                print("%-6s %-16s %d cases%s" % (mode, prog, counts[prog],
+                                                 ", %d without a checksum" % bad if bad else ""), flush=True)
+
+    total = sum(counts.values())
+    same = {m: 0 for m in modes[1:]}
+    findings = []      # (case id, {mode: text}) where some mode disagrees with the reference
+    ref_broken = []    # cases the reference itself did not finish, or finished differently across runs
+    for prog in programs:
+        seed = prog.split("_")[-1]
+        for i in range(counts[prog]):
+            cid = "%s-%d" % (seed, i)
+            ref_texts = {run.get(i, "NOT-RUN") for run in results[ref][prog]}
+            want = results[ref][prog][0].get(i, "NOT-RUN")
+            row = {ref: want}
+            if len(ref_texts) > 1 or not is_checksum(want):
+                ref_broken.append((cid, prog, {ref: " | ".join(sorted(ref_texts))}))
+                continue
+            differs = False
+            for mode in modes[1:]:
+                texts = [run.get(i, "NOT-RUN") for run in results[mode][prog]]
+                if all(t == want for t in texts):
+                    same[mode] += 1
+                else:
+                    differs = True
+                    bad = [t for t in texts if t != want]
+                    row[mode] = "%s (%d of %d runs)" % (bad[0], len(bad), len(texts))
+            if differs:
+                findings.append((cid, prog, row))
+
+    print()
+    print("fuzz: %d programs, %d cases, modes %s, reference %s, %d run(s) each" %
+          (len(programs), total, " ".join(modes), ref, args.repeat))
+    for mode in modes[1:]:
+        print("  %-6s identical to %s: %d of %d" % (mode, ref, same[mode], total - len(ref_broken)))
+    if ref_broken:
+        print("  the reference (%s) did not give one checksum in %d cases:" % (ref, len(ref_broken)))
+        for cid, _, row in ref_broken[:20]:
+            print("    case %s: %s" % (cid, row[ref]))
+    if findings:
+        print("  differing, hanging or failing cases: %d" % len(findings))
+        for cid, _, row in findings[:50]:
+            kinds = []
+            for mode in modes[1:]:
+                if mode in row:
+                    word = row[mode].split()[0]
+                    kinds.append("%s=%s" % (mode, word if not is_checksum(row[mode]) else "DIFF"))
+            print("    case %s: %s" % (cid, " ".join(kinds)))
+        if len(findings) > 50:
+            print("    ... %d more in the mismatch file" % (len(findings) - 50))
+    with open(os.path.join(out, "fuzz-mismatches.txt"), "w") as f:
+        for cid, prog, row in ref_broken + findings:
+            f.write("case %s (%s)\n" % (cid, prog))
+            for mode in modes:
+                if mode in row:
+                    f.write("  %-6s %s\n" % (mode, row[mode]))
+                else:
+                    f.write("  %-6s same\n" % mode)
+    print("  mismatches written to %s" % os.path.join(out, "fuzz-mismatches.txt"))
+
+    memcheck_errors = 0
+    if args.memcheck > 0:
+        sanitizer = sanitizer_path()
+        if sanitizer is None:
+            print("memcheck: compute-sanitizer not found")
+            return 2
+        mdir = os.path.join(out, "memcheck")
+        os.makedirs(mdir, exist_ok=True)
+        for prog in programs:
+            n = counts[prog]
+            step = max(1, n // args.memcheck)
+            sample = list(range(0, n, step))[:args.memcheck]
+            for mode in modes:
+                path = os.path.join(args.root, mode, prog)
+                cmd = [sanitizer, "--tool", "memcheck", "--error-exitcode", "99", path] + [str(i) for i in sample]
+                env = dict(os.environ, FUZZ_CASE_TIMEOUT=str(max(args.case_timeout, 120.0)))
+                try:
+                    p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout * 4, env=env)
+                    text, rc = p.stdout + p.stderr, p.returncode
+                except subprocess.TimeoutExpired:
+                    text, rc = "timed out\n", None
+                with open(os.path.join(mdir, "%s.%s.txt" % (mode, prog)), "w") as f:
+                    f.write(" ".join(cmd) + "\n" + text)
+                m = re.search(r"ERROR SUMMARY: (\d+) error", text)
+                errors = int(m.group(1)) if m else -1
+                if errors != 0 or rc not in (0,):
+                    memcheck_errors += 1
+                print("memcheck %-6s %-16s cases %s: %s (rc=%s)" %
+                      (mode, prog, ",".join(map(str, sample)),
+                       "%d errors" % errors if errors >= 0 else "no summary", rc), flush=True)
+    return 1 if findings or ref_broken or memcheck_errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
