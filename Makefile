@@ -1,7 +1,7 @@
 # klap: the two commands a new user needs are `make demo` and `make test`.
 CARGO ?= cargo
 
-.PHONY: setup build demo test gpu-bins bench-bins clean
+.PHONY: setup build demo test gpu-bins bench-bins fuzz-bins clean
 
 setup:
 	bash scripts/setup-toolchain.sh
@@ -47,6 +47,14 @@ bench-bins: build
 	rm -f .gpu/nested/hand/nested_cdp
 	strip .gpu/bench/*/* .gpu/nested/*/*
 	rm -rf .gpu/data && cp -r ../shared/data .gpu/data
+
+# Random CDP programs (fuzz/gen.py): N programs of CASES cases each, from seeds SEED..SEED+N-1,
+# built in every mode into .gpu/fuzz/<mode>/ with klap's remarks beside them (JOBS compiles at
+# once); prints the share of launch sites each mode aggregated. On a GPU: scripts/gpu-fuzz.sh.
+# KLAP_PLUGIN=<libklap.so> builds with that plugin instead of building this one.
+fuzz-bins: $(if $(KLAP_PLUGIN),,build)
+	MODES="$(MODES)" KLAP_PLUGIN="$(or $(KLAP_PLUGIN),$(CURDIR)/target/release/libklap.so)" \
+	  fuzz/build.sh .gpu/fuzz $(or $(N),10) $(or $(CASES),100) $(or $(SEED),1)
 
 clean:
 	$(CARGO) clean
