@@ -4,7 +4,9 @@
 # klap's remarks beside it (fuzz_<seed>.remarks); then prints the share of launch sites each mode
 # aggregated (fuzz/remarks.py). A mode is the plugin at that granularity (`none`: normalize only).
 # A build that fails is reported at the end (a crash of the pass is a finding too) and the others go on.
-# A binary newer than its source and the plugin is kept.
+# A binary newer than its source and the plugin is kept. The binaries are stripped and packed into
+# OUTROOT.tar.xz for the trip to the GPU machine (a 100-case program is megabytes of SASS per mode;
+# scripts/gpu-fuzz.sh unpacks the pack when OUTROOT itself did not come along).
 # Usage: fuzz/build.sh OUTROOT BINARIES CASES SEED
 # Environment: KLAP_PLUGIN (default <repo>/target/release/libklap.so), MODES (default
 # "none warp block grid"), JOBS (compiles at once, default 1), CLANG (default clang++-22),
@@ -29,6 +31,7 @@ export KLAP_PLUGIN="$plugin"
 
 mkdir -p "$out/src"
 jobs=()
+packed=()
 for ((b = 0; b < binaries; b++)); do
   s=$((seed + b))
   src="$out/src/fuzz_$s.cu"
@@ -38,6 +41,7 @@ for ((b = 0; b < binaries; b++)); do
   for m in $modes; do
     mkdir -p "$out/$m"
     jobs+=("$m" "$src" "$out/$m/fuzz_$s")
+    packed+=("$m/fuzz_$s")
   done
 done
 
@@ -56,7 +60,9 @@ build_one() {
       "$src" -o "$bin" -L"$CUDA_PATH/lib" -lcudart_static -ldl -lrt -lpthread \
       -Xoffload-linker "$CUDA_PATH/lib/libcudadevrt.a" 2> "$bin.remarks"; then
     echo "FAILED $mode $src (see $bin.remarks)"
+    return 0
   fi
+  strip "$bin"
 }
 export -f build_one
 
@@ -66,4 +72,6 @@ if [ -n "$failed" ]; then
   echo "$failed" >&2
   exit 1
 fi
-echo "built $binaries programs of $cases cases in modes: $modes, into $out" >&2
+tar -C "$out" -cf - "${packed[@]}" | xz -6 -T"${JOBS:-1}" > "$out.tar.xz"
+echo "built $binaries programs of $cases cases in modes: $modes, into $out (packed: $out.tar.xz," \
+  "$(du -k "$out.tar.xz" | cut -f1) KiB)" >&2

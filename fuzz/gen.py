@@ -29,7 +29,6 @@ IN = 257              # input ints per case (read-only, for data-dependent decis
 MAX_LAUNCHES = 2000   # device launches per case, descendants included (the pending limit is 32768)
 MAX_LOG = 16384       # log entries per case
 
-STREAMS = ("omit", "null", "faf", "tail", "created")
 
 
 def mix64(x):
@@ -134,7 +133,6 @@ class DevFn:
     def __init__(self, name):
         self.name = name
         self.body = []
-        self.callers = 0
 
 
 class Launch:
@@ -334,7 +332,7 @@ class Gen:
 
     def launch(self, env, child, parent, in_group):
         r = self.r
-        streams = [("omit", 3), ("null", 1), ("faf", 2), ("tail", 1.5), ("created", 1)]
+        streams = [("omit", 3), ("null", 1), ("faf", 2), ("tail", 1), ("created", 1)]
         if child.work == "count":
             streams = [s for s in streams if s[0] != "tail"]
         if child.work == "observe":
@@ -551,7 +549,7 @@ class Gen:
         c.kernels += group
 
         mids = []
-        for level in range(r.below(3)):
+        for _ in range(r.below(3)):
             k = self.kernel(self.fresh("mid"), r.weighted([("atomic", 4), ("sync", 1), ("warp", 1)]))
             children = leaves + mids + (group[:1] if group and r.chance(0.5) else [])
             k.body = self.block(self.env_of(k, children), k, 1 + r.below(3), 0, True, True)
@@ -615,17 +613,17 @@ class Gen:
 # Bounds: how many launches a case makes at most, and how many log entries.
 
 
-def walk_sites(stmts, mult, cap, kernel, devfns_seen, visit):
+def walk_sites(stmts, mult, cap, kernel, visit):
     for s in stmts:
         if isinstance(s, Launch):
             visit(s, mult * cap_threads(kernel, cap))
         elif isinstance(s, If):
-            walk_sites(s.then, mult, tighter(cap, s.cap, kernel), kernel, devfns_seen, visit)
-            walk_sites(s.els, mult, cap, kernel, devfns_seen, visit)
+            walk_sites(s.then, mult, tighter(cap, s.cap, kernel), kernel, visit)
+            walk_sites(s.els, mult, cap, kernel, visit)
         elif isinstance(s, For):
-            walk_sites(s.body, mult * s.trip_max, cap, kernel, devfns_seen, visit)
+            walk_sites(s.body, mult * s.trip_max, cap, kernel, visit)
         elif isinstance(s, Call):
-            walk_sites(s.fn.body, mult, cap, kernel, devfns_seen, visit)
+            walk_sites(s.fn.body, mult, cap, kernel, visit)
         elif isinstance(s, Return) and s.cond == "threadIdx.x != 0":
             cap = tighter(cap, ("lone", 0), kernel)
 
@@ -646,9 +644,8 @@ def bound_shapes(case):
         ch.max_threads = max(ch.max_threads, blocks * site.block.total())
         ch.max_rows = max(ch.max_rows, blocks * site.block.rows())
 
-    for _ in range(len(case.kernels) + 1):   # a kernel's bounds feed its children's caps
-        for k in case.kernels:
-            walk_sites(k.body, 1, None, k, None, widen)
+    for k in case.kernels:
+        walk_sites(k.body, 1, None, k, widen)
 
 
 def launch_counts(case):
@@ -669,7 +666,7 @@ def launch_counts(case):
             else:
                 run(ch, 0, times * n)
 
-        walk_sites(kernel.body, 1, None, kernel, None, visit)
+        walk_sites(kernel.body, 1, None, kernel, visit)
 
     run(case.root, 0, case.reps)
     return grids

@@ -13,6 +13,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 
 CASE = re.compile(r"^case (\d+)-(\d+) (.*)$")
@@ -65,6 +67,11 @@ def run_program(binary, count, timeout, case_timeout, log, prefix=()):
         remaining = [i for i in remaining if i not in results]
         if not remaining:
             break
+        setup = [line for line in stdout.splitlines() if line.startswith("setup ERROR")]
+        if setup:  # no case can run
+            for i in remaining:
+                results[i] = setup[0].replace("setup ", "SETUP-")
+            break
         if rc == 0:
             for i in remaining:
                 results[i] = "NOT-RUN"
@@ -89,6 +96,29 @@ def sanitizer_path():
     return None
 
 
+def unpack(args):
+    """The programs came as ROOT.tar.xz (fuzz/build.sh's pack): unpacks it into ROOT, or into a
+    temporary folder where ROOT cannot be written."""
+    pack = args.root.rstrip("/") + ".tar.xz"
+    if not os.path.exists(pack):
+        return
+    try:
+        os.makedirs(args.root, exist_ok=True)
+        dest = args.root
+        with open(os.path.join(dest, ".unpacking"), "w"):
+            pass
+        os.remove(os.path.join(dest, ".unpacking"))
+    except OSError:
+        dest = tempfile.mkdtemp(prefix="klap-fuzz-")
+    with tarfile.open(pack, "r:xz") as t:
+        try:
+            t.extractall(dest, filter="data")
+        except TypeError:  # a Python without extraction filters
+            t.extractall(dest)
+    print("unpacked %s into %s" % (pack, dest))
+    args.root = dest
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", default=".gpu/fuzz")
@@ -102,6 +132,8 @@ def main():
 
     modes = args.modes.split()
     ref = modes[0]
+    if not os.path.isdir(os.path.join(args.root, ref)):
+        unpack(args)
     out = args.out or os.path.join(args.root, "results")
     os.makedirs(out, exist_ok=True)
     refdir = os.path.join(args.root, ref)
