@@ -11,7 +11,7 @@
 // CPU reference evaluate bit-identical values and refine identical cells; the tallies are integer sums.
 #pragma once
 
-#include "../common/graph.h"  // print_children
+#include "../common/children.h"
 
 constexpr int kParentBlock = 256;
 constexpr int kMaxLevels = 8;
@@ -189,7 +189,8 @@ inline int amr_main(int argc, char **argv, bool cdp) {
   if (factor % 8 != 0) die("--factor %d is not a multiple of 8", factor);
   long long finest = base;
   for (int l = 0; l < max_level; l++) finest *= factor;
-  if (finest > (1 << 22)) die("%lld cells per side at level %d: coordinates must stay exact in floats", finest, max_level);
+  if (finest > (1 << 22))
+    die("%lld cells per side at level %d: coordinates must stay exact in floats", finest, max_level);
   if (min_width > max_width) die("--min-width above --max-width");
 
   std::vector<AmrFront> fronts = amr_fronts(n_fronts, (float)min_width, (float)max_width, seed);
@@ -201,7 +202,9 @@ inline int amr_main(int argc, char **argv, bool cdp) {
   for (int l = 0; l <= max_level; l++) cells += (long long)(ref.leaves[l] + ref.refined[l]), launches += refined[l];
   printf("# amr %s: %d x %d base cells, factor %d, %d levels below, %d fronts, threshold %g: %lld cells\n",
          cdp ? "cdp" : "flat", base, base, factor, max_level, n_fronts, threshold, cells);
-  print_children(std::vector<long long>(launches, (long long)factor * factor));  // a refined cell, one grid
+  ChildGrids children;
+  children.add_many(launches, 1, factor * factor);  // one block per refined cell
+  children.print();
 
   if (cdp) reserve_device_launches((size_t)launches);  // every refined cell's launch can be pending at once
   dfronts.upload(fronts);

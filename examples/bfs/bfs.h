@@ -3,6 +3,7 @@
 // (a child grid per vertex) and bfs_flat.cu (the parent thread loops over the neighbours).
 #pragma once
 
+#include "../common/children.h"
 #include "../common/graph.h"
 
 constexpr int kParentBlock = 1024;
@@ -55,11 +56,11 @@ inline std::vector<int> bfs_cpu(const Graph &g, int src) {
 }
 
 // What the CDP version launches: one child per reached vertex that has neighbours, over all levels.
-inline std::vector<long long> bfs_children(const Graph &g, const std::vector<int> &level) {
-  std::vector<long long> threads;
+inline ChildGrids bfs_children(const Graph &g, const std::vector<int> &level) {
+  ChildGrids children;
   for (int v = 0; v < g.n; v++)
-    if (level[v] >= 0 && g.deg(v) > 0) threads.push_back((long long)blocks_for(g.deg(v), kChildBlock) * kChildBlock);
-  return threads;
+    if (level[v] >= 0 && g.deg(v) > 0) children.add(blocks_for(g.deg(v), kChildBlock), kChildBlock);
+  return children;
 }
 
 inline int bfs_main(int argc, char **argv, bool cdp) {
@@ -88,7 +89,7 @@ inline int bfs_main(int argc, char **argv, bool cdp) {
            cdp ? "cdp" : "flat", rmat_scale, edgefactor, n, g.edges(), g.max_deg(), src);
   else
     printf("# bfs %s: %d vertices, %lld edges, source %d\n", cdp ? "cdp" : "flat", n, g.edges(), src);
-  print_children(bfs_children(g, ref));
+  bfs_children(g, ref).print();
 
   if (cdp) reserve_device_launches(n);  // at most one child per frontier vertex
   DevGraph dg;

@@ -1,5 +1,5 @@
-// Graphs in compressed sparse row form, readers for the Galois "gr" and Matrix Market formats, a seeded R-MAT
-// generator, and the CHILDREN line every benchmark prints.
+// Graphs in compressed sparse row form, readers for the Galois "gr" and Matrix Market formats, and a seeded R-MAT
+// generator.
 #pragma once
 
 #include "common.h"
@@ -198,17 +198,4 @@ inline int first_connected_vertex(const Graph &g) {
   for (int v = 0; v < g.n; v++)
     if (g.deg(v) > 0) return v;
   return 0;
-}
-
-// The line every benchmark prints once, in its CDP and its flat version alike: how many child grids the CDP version
-// launches and how many threads each has (grid size times block size), from the host's knowledge of the input.
-// The median of an even count is the upper of the two middle values.
-inline void print_children(std::vector<long long> threads) {
-  long long median = 0, most = 0;
-  if (!threads.empty()) {
-    std::nth_element(threads.begin(), threads.begin() + threads.size() / 2, threads.end());
-    median = threads[threads.size() / 2];
-    most = *std::max_element(threads.begin(), threads.end());
-  }
-  printf("CHILDREN launches=%zu median=%lld max=%lld\n", threads.size(), median, most);
 }

@@ -6,6 +6,7 @@
 // loop (gc_flat.cu); resolution is an ordinary kernel in both.
 #pragma once
 
+#include "../common/children.h"
 #include "../common/graph.h"
 
 constexpr int kParentBlock = 256;
@@ -111,11 +112,10 @@ inline int gc_main(int argc, char **argv, bool cdp) {
          what.c_str(), n, g.edges() / 2, g.max_deg(), greedy_colors);
   // Detection runs once per round and once more to find no conflict; each time every vertex with neighbours
   // launches a child.
-  std::vector<long long> child_threads;
-  for (int pass = 0; pass <= ref.rounds; pass++)
-    for (int v = 0; v < n; v++)
-      if (g.deg(v) > 0) child_threads.push_back((long long)blocks_for(g.deg(v), kChildBlock) * kChildBlock);
-  print_children(child_threads);
+  ChildGrids children;
+  for (int v = 0; v < n; v++)
+    if (g.deg(v) > 0) children.add_many(ref.rounds + 1, blocks_for(g.deg(v), kChildBlock), kChildBlock);
+  children.print();
 
   if (cdp) reserve_device_launches(n);
   DevGraph dg;

@@ -8,7 +8,7 @@
 // checks the others itself; sa_flat.cu checks every candidate in the parent thread.
 #pragma once
 
-#include "../common/graph.h"
+#include "../common/children.h"
 
 constexpr int kParentBlock = 256;
 constexpr int kChildBlock = 128;
@@ -159,17 +159,17 @@ inline int sa_main(int argc, char **argv, bool cdp) {
   SaResult ref = sa_cpu(in, max_mm);
   long long total = in.cand_off[n];
   int most = 0;
-  std::vector<long long> child_threads;
+  ChildGrids children;
   for (int r = 0; r < n; r++) {
     int count = in.cand_off[r + 1] - in.cand_off[r];
     most = std::max(most, count);
-    if (count > threshold) child_threads.push_back((long long)blocks_for(count, kChildBlock) * kChildBlock);
+    if (count > threshold) children.add(blocks_for(count, kChildBlock), kChildBlock);
   }
   printf("# sa %s: %d reads of %d bases, reference of %d bases, %lld candidates (max %d per read), threshold %d\n",
          cdp ? "cdp" : "flat", n, read_length, ref_length, total, most, threshold);
-  print_children(child_threads);
+  children.print();
 
-  if (cdp) reserve_device_launches(child_threads.size());  // every launch can be pending at once
+  if (cdp) reserve_device_launches(children.launches());  // every launch can be pending at once
   DevArray<uint32_t> dref, dreads;
   DevArray<int> doff, dpos;
   dref.upload(in.ref);

@@ -4,6 +4,7 @@
 // a child grid, sssp_flat.cu in a loop of the parent thread.
 #pragma once
 
+#include "../common/children.h"
 #include "../common/graph.h"
 
 constexpr int kParentBlock = 128;
@@ -29,7 +30,7 @@ void sssp_round(const SsspDev &d, int count, int round);
 
 struct SsspReference {
   std::vector<unsigned> dist;
-  std::vector<long long> child_threads;  // one entry per child grid the CDP version launches
+  ChildGrids children;  // what the CDP version launches
   int rounds = 0;
 };
 
@@ -45,7 +46,7 @@ inline SsspReference sssp_cpu(const Graph &g, int src) {
   for (; !frontier.empty(); r.rounds++) {
     next.clear();
     for (int v : frontier) {
-      if (g.deg(v) > 0) r.child_threads.push_back((long long)blocks_for(g.deg(v), kChildBlock) * kChildBlock);
+      if (g.deg(v) > 0) r.children.add(blocks_for(g.deg(v), kChildBlock), kChildBlock);
       for (int e = g.off[v]; e < g.off[v + 1]; e++) {
         int u = g.adj[e];
         unsigned nd = r.dist[v] + (unsigned)g.wt[e];
@@ -85,7 +86,7 @@ inline int sssp_main(int argc, char **argv, bool cdp) {
   std::string what = rmat_scale > 0 ? strf("R-MAT scale %d, edge factor %d", rmat_scale, edgefactor) : path;
   printf("# sssp %s: %s, %d vertices, %lld edges, max degree %d, source %d, %d rounds on the cpu\n",
          cdp ? "cdp" : "flat", what.c_str(), n, g.edges(), g.max_deg(), src, ref.rounds);
-  print_children(ref.child_threads);
+  ref.children.print();
 
   if (cdp) reserve_device_launches(n);  // at most one child per frontier vertex
   DevGraph dg;
