@@ -35,6 +35,7 @@ using namespace llvm::PatternMatch;
 STATISTIC(NumLaunchesRecognized, "Device launch sites recognized");
 STATISTIC(NumLaunchesUnrecognized, "Device launch sites left alone as unrecognized");
 STATISTIC(NumLaunchesNormalized, "V1 device launches rewritten into the V2 form");
+STATISTIC(NumLaunchesAggregated, "Device launches aggregated");
 
 static cl::opt<std::string> GranularityOpt(
     "klap-granularity",
@@ -70,6 +71,16 @@ static cl::opt<bool> InlineRuntimeOpt("klap-inline-runtime",
                                                "off, its entry points stay calls"),
                                       cl::init(true), cl::Hidden);
 
+// One switch per step of the pipeline (plugin.rs), for finding which step a problem comes from.
+static cl::opt<bool> DisableNormalizeOpt("klap-disable-normalize", cl::desc("Skip klap's normalize step"),
+                                         cl::init(false));
+static cl::opt<bool> DisableAggregateOpt("klap-disable-aggregate", cl::desc("Skip klap's aggregation step"),
+                                         cl::init(false));
+static cl::opt<bool> DisableInlineRuntimeOpt("klap-disable-inline-runtime",
+                                             cl::desc("Skip inlining klap's device runtime (as "
+                                                      "-klap-inline-runtime=false)"),
+                                             cl::init(false));
+
 static cl::opt<bool> NormalizeAtOptimizerLast(
     "klap-normalize",
     cl::desc("Rewrite V1 device launches into the V2 form at the end of the optimization pipeline "
@@ -82,16 +93,25 @@ struct KlapCtx {
   FunctionAnalysisManager &FAM;
 };
 
+// The options of klap's transformations, as pass/src/plugin.rs's RawOptions reads them (same fields, same
+// order). Granularity: 0 none, 1 warp, 2 block, 3 grid. DisabledSteps: bit 0 normalize, bit 1 aggregate.
+struct KlapRustOptions {
+  uint32_t Granularity = 3;
+  bool MergeNullStream = true;
+  bool SkipLone = true;
+  bool Trace = false;
+  uint64_t PoolBytes = 0;
+  uint32_t DisabledSteps = 0;
+};
+
 extern "C" {
-// Defined in Rust (pass/src/lib.rs).
-void *klap_rust_analyze(LLVMModuleRef M, KlapCtx *Ctx);
+// Defined in Rust (pass/src/plugin.rs). The int results: 0 unchanged, 1 changed, -1 failed (the message is
+// on errs() already).
+void *klap_rust_analyze(KlapCtx *Ctx);
 void klap_rust_model_free(void *Model);
-void klap_rust_print_launches(void *Model, KlapCtx *Ctx);
-void klap_rust_print_graph(void *Model, KlapCtx *Ctx);
-bool klap_rust_normalize(void *Model, KlapCtx *Ctx);
-// Granularity: 0 none, 1 warp, 2 block, 3 grid.
-bool klap_rust_aggregate(void *Model, KlapCtx *Ctx, unsigned Granularity, bool MergeNullStream, bool SkipLone,
-                         uint64_t PoolBytes, bool Trace);
+int klap_rust_print_launches(void *Model);
+int klap_rust_print_graph(void *Model);
+int klap_rust_run(void *Model, KlapCtx *Ctx, const KlapRustOptions *Options);
 }
 
 namespace {
@@ -115,56 +135,49 @@ public:
     auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
     KlapCtx Ctx{M, FAM};
     Result R;
-    R.Model.reset(klap_rust_analyze(wrap(&M), &Ctx));
+    R.Model.reset(klap_rust_analyze(&Ctx));
     return R;
   }
 };
 AnalysisKey KlapLaunchAnalysis::Key;
 
-template <void (*Print)(void *, KlapCtx *)> struct KlapPrinterPass : PassInfoMixin<KlapPrinterPass<Print>> {
+// A failure on the Rust side becomes an error diagnostic: opt and clang then exit non-zero.
+void reportFailure(Module &M, const char *What) {
+  M.getContext().emitError(Twine("klap: ") + What + " failed (see the message above)");
+}
+
+template <int (*Print)(void *), const char *Name> struct KlapPrinterPass : PassInfoMixin<KlapPrinterPass<Print, Name>> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
-    auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
-    KlapCtx Ctx{M, FAM};
-    Print(MAM.getResult<KlapLaunchAnalysis>(M).Model.get(), &Ctx);
+    if (Print(MAM.getResult<KlapLaunchAnalysis>(M).Model.get()) < 0)
+      reportFailure(M, Name);
     return PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }
 };
+constexpr char PrintLaunchesName[] = "print<klap-launches>";
+constexpr char PrintGraphName[] = "print<klap-graph>";
 
-struct KlapNormalizePass : PassInfoMixin<KlapNormalizePass> {
-  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
-    auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
-    KlapCtx Ctx{M, FAM};
-    bool Changed = klap_rust_normalize(MAM.getResult<KlapLaunchAnalysis>(M).Model.get(), &Ctx);
-    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
-  }
-  // Without it clang 22's launches into the named streams are lost, also at -O0.
-  static bool isRequired() { return true; }
-};
-
-struct KlapAggregateOptions {
-  unsigned Granularity = 3;
-  bool MergeNullStream = true;
-  bool SkipLone = true;
-  uint64_t PoolBytes = uint64_t(DefaultPoolMiB) << 20;
-  bool Trace = false;
+struct KlapOptions {
+  KlapRustOptions Rust;
   // The runtime is inlined: through calls, the runtime's registers would count toward every parent
   // kernel's call graph (measured: 24 to 102 registers), too many for 1024-thread blocks.
   bool InlineRuntime = true;
 };
 
-struct KlapAggregatePass : PassInfoMixin<KlapAggregatePass> {
-  KlapAggregateOptions Opts;
-  explicit KlapAggregatePass(KlapAggregateOptions O) : Opts(O) {}
+// klap's pipeline (pass/src/plugin.rs): normalize, then aggregate, as the options enable them.
+struct KlapPipelinePass : PassInfoMixin<KlapPipelinePass> {
+  KlapRustOptions Opts;
+  explicit KlapPipelinePass(KlapRustOptions O) : Opts(O) {}
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
-    if (Opts.Granularity == 0)
-      return PreservedAnalyses::all();
     auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
     KlapCtx Ctx{M, FAM};
-    bool Changed = klap_rust_aggregate(MAM.getResult<KlapLaunchAnalysis>(M).Model.get(), &Ctx, Opts.Granularity,
-                                       Opts.MergeNullStream, Opts.SkipLone, Opts.PoolBytes, Opts.Trace);
-    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    int Status = klap_rust_run(MAM.getResult<KlapLaunchAnalysis>(M).Model.get(), &Ctx, &Opts);
+    if (Status < 0)
+      reportFailure(M, "the klap pipeline");
+    return Status == 0 ? PreservedAnalyses::all() : PreservedAnalyses::none();
   }
+  // Without it clang 22's launches into the named streams are lost, also at -O0.
+  static bool isRequired() { return true; }
 };
 
 std::optional<unsigned> parseGranularity(StringRef S) {
@@ -176,25 +189,26 @@ std::optional<unsigned> parseGranularity(StringRef S) {
       .Default(std::nullopt);
 }
 
-KlapAggregateOptions optionsFromCommandLine() {
-  KlapAggregateOptions O;
+KlapOptions optionsFromCommandLine() {
+  KlapOptions O;
   if (auto G = parseGranularity(GranularityOpt))
-    O.Granularity = *G;
+    O.Rust.Granularity = *G;
   else
     report_fatal_error(Twine("klap: -klap-granularity must be none, warp, block or grid, not '") + GranularityOpt +
                        "'", /*gen_crash_diag=*/false);
-  O.MergeNullStream = MergeNullStreamOpt;
-  O.SkipLone = SkipLoneOpt;
-  O.PoolBytes = uint64_t(PoolMiBOpt) << 20;
-  O.Trace = TraceOpt;
-  O.InlineRuntime = InlineRuntimeOpt;
+  O.Rust.MergeNullStream = MergeNullStreamOpt;
+  O.Rust.SkipLone = SkipLoneOpt;
+  O.Rust.PoolBytes = uint64_t(PoolMiBOpt) << 20;
+  O.Rust.Trace = TraceOpt;
+  O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u);
+  O.InlineRuntime = InlineRuntimeOpt && !DisableInlineRuntimeOpt;
   return O;
 }
 
 // klap<granularity=warp|block|grid|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;pool-mib=N;trace;no-inline-runtime>
-Expected<KlapAggregateOptions> parseAggregateParams(StringRef Params) {
-  KlapAggregateOptions O = optionsFromCommandLine();
+Expected<KlapOptions> parseAggregateParams(StringRef Params) {
+  KlapOptions O = optionsFromCommandLine();
   while (!Params.empty()) {
     StringRef P;
     std::tie(P, Params) = Params.split(';');
@@ -203,20 +217,20 @@ Expected<KlapAggregateOptions> parseAggregateParams(StringRef Params) {
       if (!G)
         return make_error<StringError>("klap: granularity must be none, warp, block or grid, not '" + P.str() + "'",
                                        inconvertibleErrorCode());
-      O.Granularity = *G;
+      O.Rust.Granularity = *G;
     } else if (P == "merge-null-stream" || P == "no-merge-null-stream") {
-      O.MergeNullStream = P == "merge-null-stream";
+      O.Rust.MergeNullStream = P == "merge-null-stream";
     } else if (P == "skip-lone-launches" || P == "no-skip-lone-launches") {
-      O.SkipLone = P == "skip-lone-launches";
+      O.Rust.SkipLone = P == "skip-lone-launches";
     } else if (P == "trace") {
-      O.Trace = true;
+      O.Rust.Trace = true;
     } else if (P == "no-inline-runtime") {
       O.InlineRuntime = false;
     } else if (P.consume_front("pool-mib=")) {
       unsigned MiB;
       if (P.getAsInteger(10, MiB) || MiB == 0)
         return make_error<StringError>("klap: pool-mib needs a positive number", inconvertibleErrorCode());
-      O.PoolBytes = uint64_t(MiB) << 20;
+      O.Rust.PoolBytes = uint64_t(MiB) << 20;
     } else {
       return make_error<StringError>("klap: unknown parameter '" + P.str() + "'", inconvertibleErrorCode());
     }
@@ -224,11 +238,17 @@ Expected<KlapAggregateOptions> parseAggregateParams(StringRef Params) {
   return O;
 }
 
-void addAggregation(ModulePassManager &MPM, KlapAggregateOptions O) {
-  MPM.addPass(KlapNormalizePass());
-  MPM.addPass(KlapAggregatePass(O));
+void addPipeline(ModulePassManager &MPM, KlapOptions O) {
+  MPM.addPass(KlapPipelinePass(O.Rust));
   if (O.InlineRuntime)
     MPM.addPass(AlwaysInlinerPass());
+}
+
+// klap-normalize alone: the pipeline at granularity none.
+KlapRustOptions normalizeOnly() {
+  KlapRustOptions O = optionsFromCommandLine().Rust;
+  O.Granularity = 0;
+  return O;
 }
 
 } // namespace
@@ -241,15 +261,15 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
   PB.registerPipelineParsingCallback(
       [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
         if (Name == "print<klap-launches>") {
-          MPM.addPass(KlapPrinterPass<klap_rust_print_launches>());
+          MPM.addPass(KlapPrinterPass<klap_rust_print_launches, PrintLaunchesName>());
           return true;
         }
         if (Name == "print<klap-graph>") {
-          MPM.addPass(KlapPrinterPass<klap_rust_print_graph>());
+          MPM.addPass(KlapPrinterPass<klap_rust_print_graph, PrintGraphName>());
           return true;
         }
         if (Name == "klap-normalize") {
-          MPM.addPass(KlapNormalizePass());
+          MPM.addPass(KlapPipelinePass(normalizeOnly()));
           return true;
         }
         if (Name == "klap" || (Name.starts_with("klap<") && Name.ends_with(">"))) {
@@ -259,17 +279,17 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
             errs() << toString(O.takeError()) << "\n";
             return false;
           }
-          addAggregation(MPM, *O);
+          addPipeline(MPM, *O);
           return true;
         }
         return false;
       });
   PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
-    KlapAggregateOptions O = optionsFromCommandLine();
-    if (O.Granularity != 0)
-      addAggregation(MPM, O);
+    KlapOptions O = optionsFromCommandLine();
+    if (O.Rust.Granularity != 0)
+      addPipeline(MPM, O);
     else if (NormalizeAtOptimizerLast)
-      MPM.addPass(KlapNormalizePass());
+      MPM.addPass(KlapPipelinePass(normalizeOnly()));
   });
 }
 
@@ -423,7 +443,7 @@ bool klap_user_location(LLVMValueRef I, char **File, unsigned *Line, unsigned *C
   return true;
 }
 
-enum KlapStatistic { RecognizedLaunch = 0, UnrecognizedLaunch = 1, NormalizedLaunch = 2 };
+enum KlapStatistic { RecognizedLaunch = 0, UnrecognizedLaunch = 1, NormalizedLaunch = 2, AggregatedLaunch = 3 };
 
 void klap_count(unsigned Which, unsigned N) {
   switch (Which) {
@@ -435,6 +455,9 @@ void klap_count(unsigned Which, unsigned N) {
     break;
   case NormalizedLaunch:
     NumLaunchesNormalized += N;
+    break;
+  case AggregatedLaunch:
+    NumLaunchesAggregated += N;
     break;
   }
 }
@@ -531,5 +554,12 @@ LLVMValueRef klap_clone_function(LLVMValueRef F, const char *Name) {
 }
 
 LLVMModuleRef klap_ctx_module(KlapCtx *C) { return wrap(&C->M); }
+
+// After a step of the pipeline changed the IR, within one pass: the function analyses cached so far
+// (dominators, loops, uniformity) describe the IR before the change.
+void klap_invalidate_analyses(KlapCtx *C) {
+  for (Function &F : C->M)
+    C->FAM.invalidate(F, PreservedAnalyses::none());
+}
 
 } // extern "C"

@@ -1,9 +1,9 @@
 //! The printers: `print<klap-launches>` and `print<klap-graph>`. One line per fact, `key=value`
 //! fields, so that FileCheck tests and `klap report` can read them.
 
-use crate::ffi::write_errs;
-use crate::graph::LaunchGraph;
-use crate::launch::{short_operand, LaunchModel, LaunchSite};
+use crate::llvm::{write_errs, FunctionExt, InstructionExt};
+use crate::site::graph::LaunchGraph;
+use crate::site::{short_operand, DimForm, LaunchModel, LaunchSite};
 
 pub fn launch_line(site: &LaunchSite) -> String {
     let mut line = format!(
@@ -15,8 +15,8 @@ pub fn launch_line(site: &LaunchSite) -> String {
         site.grid.describe(),
         site.block.describe(),
         match site.grid.form {
-            crate::launch::DimForm::Byval => "byval",
-            crate::launch::DimForm::Value => "value",
+            DimForm::Byval => "byval",
+            DimForm::Value => "value",
         },
         short_operand(site.smem),
         site.stream.as_str(),
@@ -65,14 +65,26 @@ pub fn print_graph(model: &LaunchModel) {
     let graph = LaunchGraph::build(model);
     let mut out = String::new();
     for (kernel, children) in graph.launches() {
+        let mut children: Vec<String> = children.into_iter().map(|c| c.name()).collect();
+        children.sort();
         out.push_str(&format!(
             "klap-graph: kernel={} launches=[{}]{}\n",
-            kernel,
+            kernel.name(),
             children.join(","),
             if graph.is_recursive(kernel) { " recursive" } else { "" }
         ));
     }
-    for set in graph.recursive_sets() {
+    let mut sets: Vec<Vec<String>> = graph
+        .recursive_sets()
+        .into_iter()
+        .map(|set| {
+            let mut names: Vec<String> = set.into_iter().map(|k| k.name()).collect();
+            names.sort();
+            names
+        })
+        .collect();
+    sets.sort();
+    for set in sets {
         out.push_str(&format!("klap-graph-recursion: [{}]\n", set.join(",")));
     }
     write_errs(&out);

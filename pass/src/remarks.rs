@@ -1,7 +1,7 @@
 //! klap's optimization remarks. Each has a stable ID, documented in docs/remarks.md; the message ends
 //! with the ID in brackets, as LLVM's OpenMPOpt does, so users can search for it.
 
-use crate::ffi::{Ctx, RemarkKind, Value};
+use crate::llvm::{Ctx, InstructionValue, RemarkKind};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Remark {
@@ -99,7 +99,7 @@ impl Remark {
         }
     }
 
-    pub fn emit(self, ctx: Ctx, at: Value, detail: &str) {
+    pub fn emit(self, ctx: Ctx, at: InstructionValue, detail: &str) {
         ctx.remark(self.kind(), at, self.id(), &format!("{}{} [{}]", self.lead(), detail, self.id()));
     }
 }

@@ -9,12 +9,12 @@
 //! a `byval` kernel parameter that the kernel never writes are uniform as the parameter is. Launches in
 //! device functions pass no parameter uniformly (their callers differ).
 
-use crate::ffi::{Op, Value};
-use crate::launch::{param_layout, LaunchSite, WriteKind};
+use super::{param_layout, LaunchSite, Param, WriteKind};
+use crate::llvm::{same, BasicValueEnum, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, Module, ValueExt};
 use std::collections::HashMap;
 
 /// For each aggregated child kernel, which of its parameters are passed once per chunk.
-pub type UniformParams = HashMap<Value, Vec<bool>>;
+pub type UniformParams<'c> = HashMap<FunctionValue<'c>, Vec<bool>>;
 
 /// The 4-byte words of arguments the runtime's uniform mask covers.
 const MASK_WORDS: u64 = 64;
@@ -22,13 +22,13 @@ const MASK_WORDS: u64 = 64;
 /// How deep a value's operands are followed before it counts as not uniform.
 const MAX_DEPTH: u32 = 24;
 
-pub fn analyze(sites: &[&LaunchSite], children: &[Value]) -> UniformParams {
+pub fn analyze<'c>(module: &Module<'c>, sites: &[&LaunchSite<'c>], children: &[FunctionValue<'c>]) -> UniformParams<'c> {
     // Only the first 64 words of the arguments are taken from the first record when records are
     // launched one by one (the runtime's mask): parameters past them are never passed once.
     let mut uniform: UniformParams = children
         .iter()
         .map(|&k| {
-            let (params, _) = param_layout(k.module(), k);
+            let (params, _) = param_layout(module, k);
             (k, params.iter().map(|p| p.offset + p.size <= 4 * MASK_WORDS).collect())
         })
         .collect();
@@ -70,7 +70,7 @@ pub fn analyze(sites: &[&LaunchSite], children: &[Value]) -> UniformParams {
 }
 
 /// What a launch writes into parameter `param`: offsets and values, or offsets, sources and lengths.
-fn written(site: &LaunchSite, param: usize) -> Vec<(u64, Value, Option<u64>)> {
+fn written<'c>(site: &LaunchSite<'c>, param: usize) -> Vec<(u64, BasicValueEnum<'c>, Option<u64>)> {
     site.writes
         .iter()
         .filter(|w| w.param == param)
@@ -82,7 +82,7 @@ fn written(site: &LaunchSite, param: usize) -> Vec<(u64, Value, Option<u64>)> {
 }
 
 /// The 4-byte words of a parameter buffer (the first 64) that hold only uniform parameters (or padding).
-pub fn uniform_words(params: &[crate::launch::Param], uniform: &[bool], size: u64) -> u64 {
+pub fn uniform_words(params: &[Param], uniform: &[bool], size: u64) -> u64 {
     let mut mask = 0u64;
     for w in 0..size.div_ceil(4).min(MASK_WORDS) {
         let (lo, hi) = (4 * w, 4 * w + 4);
@@ -94,14 +94,14 @@ pub fn uniform_words(params: &[crate::launch::Param], uniform: &[bool], size: u6
     mask
 }
 
-fn param_uniform(uniform: &UniformParams, f: Value, index: u32) -> bool {
-    if !f.is_ptx_kernel_cc() {
+fn param_uniform(uniform: &UniformParams, f: FunctionValue, index: u32) -> bool {
+    if !f.is_ptx_kernel() {
         return false;
     }
     uniform.get(&f).map_or(true, |u| u[index as usize])
 }
 
-fn value_uniform(uniform: &UniformParams, v: Value, depth: u32) -> bool {
+fn value_uniform(uniform: &UniformParams, v: BasicValueEnum, depth: u32) -> bool {
     if depth > MAX_DEPTH {
         return false;
     }
@@ -111,44 +111,41 @@ fn value_uniform(uniform: &UniformParams, v: Value, depth: u32) -> bool {
     if v.is_constant() {
         return true;
     }
-    if !v.is_instruction() {
-        return false;
-    }
-    if v.op() == Op::Load {
+    let Some(v) = v.as_instruction() else { return false };
+    if v.get_opcode() == InstructionOpcode::Load {
         return memory_uniform(uniform, v.operand(0), depth + 1);
     }
     // A call's operands include its callee; a pure instruction's are all values.
-    v.op() != Op::Call
+    v.get_opcode() != InstructionOpcode::Call
         && v.is_pure_computation()
-        && (0..v.num_operands()).all(|i| value_uniform(uniform, v.operand(i), depth + 1))
+        && (0..v.get_num_operands()).all(|i| value_uniform(uniform, v.operand(i), depth + 1))
 }
 
 /// Memory at `ptr` holds the same bytes for the whole scope: `ptr` is a uniform offset into a
 /// read-only `byval` parameter of a kernel, a parameter that is itself uniform.
-fn memory_uniform(uniform: &UniformParams, ptr: Value, depth: u32) -> bool {
+fn memory_uniform(uniform: &UniformParams, ptr: BasicValueEnum, depth: u32) -> bool {
     if depth > MAX_DEPTH {
         return false;
     }
     if let Some((f, i)) = ptr.as_param() {
         return f.param_byval_type(i).is_some() && param_uniform(uniform, f, i) && only_read(ptr, 0);
     }
-    if ptr.is_instruction() && (ptr.op() == Op::Gep || ptr.op() == Op::Cast) {
-        let indices_uniform = (1..ptr.num_operands()).all(|i| value_uniform(uniform, ptr.operand(i), depth + 1));
-        return indices_uniform && memory_uniform(uniform, ptr.operand(0), depth + 1);
-    }
-    false
+    let Some(inst) = ptr.as_instruction().filter(|&i| i.is_address_computation()) else { return false };
+    let indices_uniform = (1..inst.get_num_operands()).all(|i| value_uniform(uniform, inst.operand(i), depth + 1));
+    indices_uniform && memory_uniform(uniform, inst.operand(0), depth + 1)
 }
 
 /// Every use of the pointer (through address arithmetic) reads: loads, copies out of it, lifetime marks.
-fn only_read(ptr: Value, depth: u32) -> bool {
+fn only_read(ptr: BasicValueEnum, depth: u32) -> bool {
     if depth > MAX_DEPTH {
         return false;
     }
-    ptr.users().into_iter().all(|u| match u.op() {
-        Op::Load => true,
-        Op::Gep | Op::Cast => u.operand(0) == ptr && only_read(u, depth + 1),
-        Op::Call if u.is_lifetime_marker() => true,
-        Op::Call => matches!(u.as_mem_transfer(), Some((dst, src, _)) if src == ptr && dst != ptr),
+    ptr.instruction_users().into_iter().all(|u| match u.get_opcode() {
+        InstructionOpcode::Load => true,
+        _ if u.is_address_computation() => same(u.operand(0), ptr) && only_read(u.result(), depth + 1),
+        InstructionOpcode::Call if u.is_lifetime_marker() => true,
+        InstructionOpcode::Call => matches!(u.as_mem_transfer(), Some((dst, src, _)) if same(src, ptr) && !same(dst, ptr)),
         _ => false,
     })
 }
+

@@ -1,0 +1,173 @@
+//! The module's call graph, built once and asked by every part of klap that follows calls: which kernels
+//! reach a device function, whether a function is called in a loop, which functions read an index
+//! register through their callees, which functions call each other recursively.
+//!
+//! Conservative where calls are not direct: a call through a pointer may reach every defined function
+//! whose address is taken, and a function whose address is taken may be called from anywhere (its
+//! callers are not all known).
+
+use crate::llvm::{Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, Module, ModuleExt, ValueExt};
+use petgraph::algo::tarjan_scc;
+use petgraph::graphmap::DiGraphMap;
+use std::collections::{HashMap, HashSet};
+
+pub struct CallGraph<'c> {
+    /// Defined functions, in module order.
+    defined: Vec<FunctionValue<'c>>,
+    /// For each defined function, the defined functions it may call.
+    callees: HashMap<FunctionValue<'c>, Vec<FunctionValue<'c>>>,
+    /// For each function, the direct calls of it.
+    call_sites: HashMap<FunctionValue<'c>, Vec<InstructionValue<'c>>>,
+    /// Defined functions whose address is taken.
+    address_taken: HashSet<FunctionValue<'c>>,
+    /// Functions that make a call through a pointer.
+    indirect_callers: HashSet<FunctionValue<'c>>,
+}
+
+impl<'c> CallGraph<'c> {
+    pub fn build(module: &Module<'c>) -> CallGraph<'c> {
+        let defined: Vec<FunctionValue<'c>> = module.functions().into_iter().filter(|f| !f.is_declaration()).collect();
+        let address_taken: HashSet<FunctionValue<'c>> = defined.iter().copied().filter(|f| f.address_taken()).collect();
+        let mut callees = HashMap::new();
+        let mut call_sites: HashMap<FunctionValue<'c>, Vec<InstructionValue<'c>>> = HashMap::new();
+        let mut indirect_callers = HashSet::new();
+        for &f in &defined {
+            let mut called: Vec<FunctionValue<'c>> = Vec::new();
+            for call in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Call) {
+                match call.called_function() {
+                    Some(g) => {
+                        call_sites.entry(g).or_default().push(call);
+                        if !g.is_declaration() && !called.contains(&g) {
+                            called.push(g);
+                        }
+                    }
+                    None if call.calls_inline_asm() => {}
+                    None => {
+                        indirect_callers.insert(f);
+                    }
+                }
+            }
+            if indirect_callers.contains(&f) {
+                for &g in defined.iter().filter(|g| address_taken.contains(g)) {
+                    if !called.contains(&g) {
+                        called.push(g);
+                    }
+                }
+            }
+            callees.insert(f, called);
+        }
+        CallGraph { defined, callees, call_sites, address_taken, indirect_callers }
+    }
+
+    pub fn callees(&self, f: FunctionValue<'c>) -> &[FunctionValue<'c>] {
+        self.callees.get(&f).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `f` makes a call through a pointer (whose target the graph can only bound).
+    pub fn calls_indirectly(&self, f: FunctionValue<'c>) -> bool {
+        self.indirect_callers.contains(&f)
+    }
+
+    /// For each function, the kernels whose calls reach it (kernels reach themselves), in `kernels` order.
+    pub fn kernels_reaching(&self, kernels: &[FunctionValue<'c>]) -> HashMap<FunctionValue<'c>, Vec<FunctionValue<'c>>> {
+        let mut reach: HashMap<FunctionValue<'c>, Vec<FunctionValue<'c>>> = HashMap::new();
+        for &k in kernels {
+            for f in self.reachable_from(k) {
+                reach.entry(f).or_default().push(k);
+            }
+        }
+        reach
+    }
+
+    /// `from` and every defined function its calls may reach.
+    pub fn reachable_from(&self, from: FunctionValue<'c>) -> Vec<FunctionValue<'c>> {
+        let mut seen = vec![from];
+        let mut work = vec![from];
+        while let Some(f) = work.pop() {
+            for &g in self.callees(f) {
+                if !seen.contains(&g) {
+                    seen.push(g);
+                    work.push(g);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Whether a call to `f`, or to a function whose calls reach `f`, is made in a loop, or may be
+    /// (a function whose address is taken on the way may be called from anywhere).
+    pub fn called_in_loop(&self, ctx: Ctx, f: FunctionValue<'c>) -> bool {
+        let mut seen = HashSet::from([f]);
+        let mut work = vec![f];
+        while let Some(g) = work.pop() {
+            if self.address_taken.contains(&g) {
+                return true;
+            }
+            for &call in self.call_sites.get(&g).into_iter().flatten() {
+                if ctx.loop_depth(call) > 0 {
+                    return true;
+                }
+                let caller = call.function();
+                if seen.insert(caller) {
+                    work.push(caller);
+                }
+            }
+        }
+        false
+    }
+
+    /// The defined functions that call a function `direct` accepts, directly or through their callees.
+    pub fn functions_calling(&self, direct: impl Fn(FunctionValue<'c>) -> bool) -> HashSet<FunctionValue<'c>> {
+        let mut found: HashSet<FunctionValue<'c>> = self
+            .defined
+            .iter()
+            .copied()
+            .filter(|f| f.instructions().into_iter().filter_map(|i| i.called_function()).any(&direct))
+            .collect();
+        loop {
+            let before = found.len();
+            for &f in &self.defined {
+                if !found.contains(&f) && self.callees(f).iter().any(|g| found.contains(g)) {
+                    found.insert(f);
+                }
+            }
+            if found.len() == before {
+                return found;
+            }
+        }
+    }
+
+    /// Sets of defined functions that call each other (or themselves), each in module order.
+    pub fn recursive_sets(&self) -> Vec<Vec<FunctionValue<'c>>> {
+        let edges = self.defined.iter().flat_map(|&f| self.callees(f).iter().map(move |&g| (f, g)));
+        recursive_sets(&self.defined, edges)
+    }
+}
+
+/// The strongly connected sets of a graph that are cycles (more than one node, or a node with an edge to
+/// itself), each ordered as `nodes` lists them, the sets in the order of their first node.
+pub fn recursive_sets<'c>(
+    nodes: &[FunctionValue<'c>],
+    edges: impl Iterator<Item = (FunctionValue<'c>, FunctionValue<'c>)>,
+) -> Vec<Vec<FunctionValue<'c>>> {
+    let index = |f: &FunctionValue<'c>| nodes.iter().position(|n| n == f);
+    let mut graph: DiGraphMap<usize, ()> = DiGraphMap::new();
+    for i in 0..nodes.len() {
+        graph.add_node(i);
+    }
+    for (a, b) in edges {
+        if let (Some(a), Some(b)) = (index(&a), index(&b)) {
+            graph.add_edge(a, b, ());
+        }
+    }
+    let mut sets: Vec<Vec<usize>> = tarjan_scc(&graph)
+        .into_iter()
+        .filter(|scc| scc.len() > 1 || graph.contains_edge(scc[0], scc[0]))
+        .map(|mut scc| {
+            scc.sort();
+            scc
+        })
+        .collect();
+    sets.sort();
+    sets.into_iter().map(|s| s.into_iter().map(|i| nodes[i]).collect()).collect()
+}

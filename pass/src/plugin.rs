@@ -1,0 +1,206 @@
+//! The plugin's entry points: LLVM's plugin loader calls [`llvmGetPassPluginInfo`], and the C++ shim
+//! (shim/klap_shim.cpp), which registers the passes and parses their options, calls the `klap_rust_*`
+//! functions. This is the only module that knows every step: the pipeline runs them in order, each
+//! with a switch of its own (`-klap-disable-<step>`).
+
+use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, RawCtx, RegisterCallbacks};
+use crate::site::{self, LaunchModel};
+use crate::transform::{aggregate, normalize, Granularity, Options};
+use std::ffi::{c_char, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+pub const LLVM_VERSION: &str = env!("KLAP_LLVM_VERSION");
+pub const LLVM_MAJOR: &str = env!("KLAP_LLVM_MAJOR");
+
+/// The steps of klap's pipeline, in the order they run.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Step {
+    /// Every recognized launch in the canonical V2 form (transform/normalize.rs).
+    Normalize,
+    /// Launch aggregation at the chosen granularity (transform/aggregate.rs).
+    Aggregate,
+}
+
+impl Step {
+    pub const PIPELINE: [Step; 2] = [Step::Normalize, Step::Aggregate];
+
+    /// The step's bit in the shim's `DisabledSteps` (`-klap-disable-normalize`, `-klap-disable-aggregate`).
+    fn bit(self) -> u32 {
+        match self {
+            Step::Normalize => 1,
+            Step::Aggregate => 2,
+        }
+    }
+}
+
+/// The options as the shim passes them (KlapOptions in shim/klap_shim.cpp: same fields, same order).
+#[repr(C)]
+pub struct RawOptions {
+    granularity: u32,
+    merge_null_stream: bool,
+    skip_lone: bool,
+    trace: bool,
+    pool_bytes: u64,
+    disabled_steps: u32,
+}
+
+impl RawOptions {
+    fn options(&self) -> Options {
+        let granularity = match self.granularity {
+            0 => Granularity::None,
+            1 => Granularity::Warp,
+            2 => Granularity::Block,
+            _ => Granularity::Grid,
+        };
+        Options {
+            granularity,
+            merge_null_stream: self.merge_null_stream,
+            skip_lone: self.skip_lone,
+            pool_bytes: self.pool_bytes,
+            trace: self.trace,
+        }
+    }
+}
+
+/// Runs the enabled steps in order. A step sees the model of the module as the previous steps left it.
+pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, disabled_steps: u32) -> bool {
+    let module = ctx.module();
+    let mut changed = false;
+    let mut current: Option<LaunchModel<'static>> = None;
+    for step in Step::PIPELINE.into_iter().filter(|s| disabled_steps & s.bit() == 0) {
+        let model = current.as_ref().unwrap_or(model);
+        let step_changed = match step {
+            Step::Normalize => normalize::run(&module, model, ctx),
+            Step::Aggregate => aggregate::run(&module, model, ctx, options),
+        };
+        if step_changed {
+            changed = true;
+            ctx.invalidate_analyses();
+            current = Some(site::analyze_quietly(&module, ctx));
+        }
+    }
+    changed
+}
+
+/// What an entry point returns to the shim: 0 unchanged, 1 changed, -1 failed (message in `error`).
+const UNCHANGED: i32 = 0;
+const CHANGED: i32 = 1;
+const FAILED: i32 = -1;
+
+/// Runs `f`, turning a panic into a failure the shim reports as an LLVM error (a panic must not
+/// unwind into C++, where it would abort opt or clang).
+fn guarded(what: &str, f: impl FnOnce() -> i32) -> i32 {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(status) => status,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            write_errs(&format!("klap: internal error in {what}: {message}\n"));
+            FAILED
+        }
+    }
+}
+
+/// The LLVM library this process runs on, when it is not the one klap was built for.
+///
+/// A plugin built for LLVM 22 loaded into another LLVM's opt or clang would corrupt both: the plugin
+/// API cannot see it, the loaded shared libraries can.
+pub fn foreign_llvm_in_process() -> Option<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    let ours = [format!("libLLVM.so.{LLVM_MAJOR}"), format!("libLLVM-{LLVM_MAJOR}.so"), format!("llvm-{LLVM_MAJOR}/")];
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .filter(|path| path.rsplit('/').next().is_some_and(|f| f.starts_with("libLLVM")))
+        .find(|path| !ours.iter().any(|o| path.contains(o.as_str())))
+        .map(str::to_string)
+}
+
+#[repr(C)]
+pub struct PassPluginLibraryInfo {
+    api_version: u32,
+    plugin_name: *const c_char,
+    plugin_version: *const c_char,
+    register_pass_builder_callbacks: Option<RegisterCallbacks>,
+    pre_codegen_callback: *const c_void,
+}
+
+/// LLVM_PLUGIN_API_VERSION of LLVM 22.
+const PLUGIN_API_VERSION: u32 = 2;
+
+#[no_mangle]
+pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
+    let foreign = foreign_llvm_in_process();
+    if let Some(lib) = &foreign {
+        eprintln!(
+            "error: klap was built for LLVM {LLVM_VERSION} but is being loaded into a program that uses {lib}; \
+             use opt-{LLVM_MAJOR} / clang-{LLVM_MAJOR} or rebuild klap against that LLVM"
+        );
+    }
+    PassPluginLibraryInfo {
+        // A version no LLVM accepts makes the loader refuse the plugin after our message.
+        api_version: if foreign.is_some() { u32::MAX } else { PLUGIN_API_VERSION },
+        plugin_name: c"klap".as_ptr(),
+        plugin_version: c"0.1.0".as_ptr(),
+        register_pass_builder_callbacks: Some(register_callbacks()),
+        pre_codegen_callback: std::ptr::null(),
+    }
+}
+
+/// The launch analysis: the model of the shim's module, which the shim caches until the IR changes.
+#[no_mangle]
+pub extern "C" fn klap_rust_analyze(ctx: *mut RawCtx) -> *mut c_void {
+    let mut handle = std::ptr::null_mut();
+    guarded("the launch analysis", || {
+        let ctx = Ctx::from_shim(ctx);
+        handle = into_handle(Box::new(site::analyze(&ctx.module(), ctx)));
+        UNCHANGED
+    });
+    handle
+}
+
+#[no_mangle]
+pub extern "C" fn klap_rust_model_free(model: *mut c_void) {
+    drop_handle::<LaunchModel<'static>>(model);
+}
+
+#[no_mangle]
+pub extern "C" fn klap_rust_print_launches(model: *mut c_void) -> i32 {
+    if model.is_null() {
+        return FAILED;
+    }
+    guarded("print<klap-launches>", || {
+        crate::print::print_launches(handle_ref::<LaunchModel<'static>>(model));
+        UNCHANGED
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn klap_rust_print_graph(model: *mut c_void) -> i32 {
+    if model.is_null() {
+        return FAILED;
+    }
+    guarded("print<klap-graph>", || {
+        crate::print::print_graph(handle_ref::<LaunchModel<'static>>(model));
+        UNCHANGED
+    })
+}
+
+/// The pipeline over the shim's module with the shim's options.
+#[no_mangle]
+pub extern "C" fn klap_rust_run(model: *mut c_void, ctx: *mut RawCtx, options: *const RawOptions) -> i32 {
+    if model.is_null() || options.is_null() {
+        return FAILED;
+    }
+    guarded("the klap pipeline", || {
+        let raw = handle_ref::<RawOptions>(options as *mut c_void);
+        let changed = run_pipeline(Ctx::from_shim(ctx), handle_ref(model), &raw.options(), raw.disabled_steps);
+        if changed {
+            CHANGED
+        } else {
+            UNCHANGED
+        }
+    })
+}

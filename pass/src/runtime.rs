@@ -1,0 +1,268 @@
+//! The device runtime (runtime/, CUDA C++ compiled to NVPTX bitcode and embedded in the plugin): one
+//! table of its entry points and their signatures, as LLVM's OpenMPOpt keeps its runtime functions. A
+//! transformation declares what it may call, the runtime is linked in (only what is used), and the
+//! table hands out the linked functions. A unit test checks the table against the compiled bitcode.
+
+use crate::llvm::{
+    AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, ContextRef, FunctionExt, FunctionType, FunctionValue, Linkage, Module,
+    ModuleExt, ValueExt,
+};
+use std::collections::HashMap;
+
+pub static RUNTIME_BITCODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/klap_rt.bc"));
+
+/// runtime/index_registers.def, the table of index registers the plugin, the shim and the runtime share.
+const INDEX_REGISTER_TABLE: &str = include_str!("../../runtime/index_registers.def");
+
+/// Over which threads an index register's value is the same.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RegisterScope {
+    Thread,
+    Block,
+    Grid,
+}
+
+/// One index register (`%tid.x`, `%ctaid.y`, ...), from the shared table.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct IndexRegister {
+    pub register: &'static str,
+    pub dimension: &'static str,
+}
+
+impl IndexRegister {
+    /// Every index register, in the table's order.
+    pub fn all() -> Vec<(IndexRegister, RegisterScope)> {
+        INDEX_REGISTER_TABLE
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("KLAP_INDEX_REGISTER(")?.strip_suffix(')'))
+            .map(|fields| {
+                let f: Vec<&'static str> = fields.split(',').map(str::trim).collect();
+                let scope = match f[2] {
+                    "thread" => RegisterScope::Thread,
+                    "block" => RegisterScope::Block,
+                    _ => RegisterScope::Grid,
+                };
+                (IndexRegister { register: f[0], dimension: f[1] }, scope)
+            })
+            .collect()
+    }
+    /// The register read by an NVVM intrinsic such as `llvm.nvvm.read.ptx.sreg.ctaid.x`.
+    pub fn read_by(intrinsic: &str) -> Option<IndexRegister> {
+        let rest = intrinsic.strip_prefix("llvm.nvvm.read.ptx.sreg.")?;
+        Self::all().into_iter().map(|(r, _)| r).find(|r| rest == format!("{}.{}", r.register, r.dimension))
+    }
+    pub fn intrinsic(self) -> String {
+        format!("llvm.nvvm.read.ptx.sreg.{}.{}", self.register, self.dimension)
+    }
+    /// The runtime's accessor that gives a remapped child its view of the register.
+    pub fn accessor(self) -> String {
+        format!("__klap_{}_{}", self.register, self.dimension)
+    }
+}
+
+/// The runtime's entry points.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum RuntimeFn {
+    Register,
+    LaunchChunk,
+    RecordArgs,
+    RecordFirst,
+    ActiveMask,
+    WarpChunk,
+    WarpLeader,
+    BlockEnter,
+    GridEnter,
+    ScopeRegister,
+    ScopeLaunch,
+    ScopeExit,
+    GridRelease,
+    ChildEnter,
+    ChildUniformArgs,
+    ChildExit,
+    ChildBlockThreads,
+    ChildGridThreads,
+    IndexRegister(IndexRegister),
+}
+
+/// A parameter or return type of an entry point.
+#[derive(Clone, Copy)]
+enum Ty {
+    Void,
+    I1,
+    I32,
+    I64,
+    Ptr,
+}
+
+use Ty::*;
+
+/// The entry points with their C names and signatures (return type, then parameters): one list.
+const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
+    (RuntimeFn::Register, "__klap_register", Ptr, &[Ptr, I32, I32, I32, I32, I32, I32, I32]),
+    (RuntimeFn::LaunchChunk, "__klap_launch_chunk", Void, &[Ptr, Ptr, Ptr, I32, I64, Ptr]),
+    (RuntimeFn::RecordArgs, "__klap_record_args", Ptr, &[Ptr]),
+    (RuntimeFn::RecordFirst, "__klap_record_first", I1, &[Ptr]),
+    (RuntimeFn::ActiveMask, "__klap_active_mask", I32, &[]),
+    (RuntimeFn::WarpChunk, "__klap_warp_chunk", Ptr, &[I32, I32]),
+    (RuntimeFn::WarpLeader, "__klap_warp_leader", I1, &[I32]),
+    (RuntimeFn::BlockEnter, "__klap_block_enter", Ptr, &[I32; 5]),
+    (RuntimeFn::GridEnter, "__klap_grid_enter", Ptr, &[I32; 6]),
+    (RuntimeFn::ScopeRegister, "__klap_scope_register", Ptr, &[Ptr, I32, I32, I32, I32, I32, I32, I32, I32]),
+    (RuntimeFn::ScopeLaunch, "__klap_scope_launch", Void, &[Ptr, I32, Ptr, Ptr, I32, I64, Ptr]),
+    (RuntimeFn::ScopeExit, "__klap_scope_exit", I1, &[Ptr, I64]),
+    (RuntimeFn::GridRelease, "__klap_grid_release", Void, &[Ptr]),
+    (RuntimeFn::ChildEnter, "__klap_child_enter", Ptr, &[Ptr]),
+    (RuntimeFn::ChildUniformArgs, "__klap_child_uniform_args", Ptr, &[]),
+    (RuntimeFn::ChildExit, "__klap_child_exit", Void, &[]),
+    (RuntimeFn::ChildBlockThreads, "__klap_child_block_threads", I64, &[]),
+    (RuntimeFn::ChildGridThreads, "__klap_child_grid_threads", I64, &[]),
+];
+
+impl RuntimeFn {
+    /// Every entry point: the table's, then one accessor per index register.
+    pub fn all() -> Vec<RuntimeFn> {
+        let mut all: Vec<RuntimeFn> = ENTRIES.iter().map(|e| e.0).collect();
+        all.extend(IndexRegister::all().into_iter().map(|(r, _)| RuntimeFn::IndexRegister(r)));
+        all
+    }
+
+    pub fn name(self) -> String {
+        match self {
+            RuntimeFn::IndexRegister(r) => r.accessor(),
+            f => ENTRIES.iter().find(|e| e.0 == f).unwrap().1.to_string(),
+        }
+    }
+
+    pub fn signature<'c>(self, cx: ContextRef<'c>) -> FunctionType<'c> {
+        let (ret, params) = match self {
+            RuntimeFn::IndexRegister(_) => (I32, &[][..]),
+            f => ENTRIES.iter().find(|e| e.0 == f).map(|e| (e.2, e.3)).unwrap(),
+        };
+        let basic = |t: Ty| -> Option<BasicTypeEnum<'c>> {
+            match t {
+                Void => None,
+                I1 => Some(cx.bool_type().into()),
+                I32 => Some(cx.i32_type().into()),
+                I64 => Some(cx.i64_type().into()),
+                Ptr => Some(cx.ptr_type(AddressSpace::default()).into()),
+            }
+        };
+        let params: Vec<BasicMetadataTypeEnum<'c>> = params.iter().map(|&t| basic(t).unwrap().into()).collect();
+        match basic(ret) {
+            Some(r) => r.fn_type(&params, false),
+            None => cx.void_type().fn_type(&params, false),
+        }
+    }
+}
+
+/// The runtime's settings that a transformation chooses, defined in the module before the runtime is
+/// linked against them.
+pub struct Settings {
+    pub pool_bytes: u64,
+    pub trace: bool,
+}
+
+/// The runtime as linked into one module.
+pub struct Runtime<'c> {
+    functions: HashMap<RuntimeFn, FunctionValue<'c>>,
+}
+
+impl<'c> Runtime<'c> {
+    /// Declares the entry points a transformation may call, defines the runtime's settings, links the
+    /// runtime (only what the module uses) and returns the table of linked functions.
+    pub fn link(module: &Module<'c>, settings: &Settings) -> Result<Runtime<'c>, String> {
+        let cx = module.get_context();
+        for f in RuntimeFn::all() {
+            module.get_or_declare(&f.name(), f.signature(cx));
+        }
+        let globals = define_settings(module, settings);
+        // A developer's hook for trying runtime changes without rebuilding the plugin.
+        let replacement = std::env::var_os("KLAP_RUNTIME_BITCODE").map(std::fs::read);
+        let bitcode = match &replacement {
+            Some(Ok(bytes)) => bytes.as_slice(),
+            Some(Err(e)) => return Err(format!("KLAP_RUNTIME_BITCODE: {e}")),
+            None => RUNTIME_BITCODE,
+        };
+        module.link_runtime(bitcode)?;
+        // Each translation unit keeps its own pool, like the runtime it linked.
+        for g in globals {
+            g.set_linkage(Linkage::Internal);
+        }
+        let functions = RuntimeFn::all()
+            .into_iter()
+            .map(|f| module.get_function(&f.name()).map(|v| (f, v)).ok_or_else(|| format!("the device runtime lacks {}", f.name())))
+            .collect::<Result<_, _>>()?;
+        Ok(Runtime { functions })
+    }
+
+    pub fn get(&self, f: RuntimeFn) -> FunctionValue<'c> {
+        self.functions[&f]
+    }
+
+    /// Removes the runtime functions nothing ended up calling.
+    pub fn retire_unused(&self, module: &Module<'c>) {
+        loop {
+            let dead: Vec<FunctionValue<'c>> =
+                module.functions().into_iter().filter(|f| f.name().starts_with("__klap_") && !f.has_users()).collect();
+            if dead.is_empty() {
+                break;
+            }
+            for f in dead {
+                f.erase();
+            }
+        }
+    }
+}
+
+/// The runtime's settings as globals: the pool it hands records out of, `klap_pool`, its size
+/// `klap_pool_bytes`, and `klap_trace`. External until the runtime is linked against them.
+fn define_settings<'c>(module: &Module<'c>, settings: &Settings) -> Vec<crate::llvm::GlobalValue<'c>> {
+    const GLOBAL_ADDRSPACE: u16 = 1;
+    let cx = module.get_context();
+    let space = AddressSpace::from(GLOBAL_ADDRSPACE);
+    let pool_ty = module.byte_array_type(settings.pool_bytes);
+    let pool = module.add_global(pool_ty, Some(space), "klap_pool");
+    pool.set_initializer(&pool_ty.const_zero());
+    let bytes = module.add_global(cx.i64_type(), Some(space), "klap_pool_bytes");
+    bytes.set_initializer(&cx.i64_type().const_int(settings.pool_bytes, false));
+    bytes.set_constant(true);
+    let trace = module.add_global(cx.i32_type(), Some(space), "klap_trace");
+    trace.set_initializer(&cx.i32_type().const_int(settings.trace as u64, false));
+    trace.set_constant(true);
+    for g in [pool, bytes, trace] {
+        g.set_alignment(16);
+    }
+    vec![pool, bytes, trace]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inkwell::context::Context;
+    use inkwell::memory_buffer::MemoryBuffer;
+
+    /// Every entry point of the table is defined by the compiled runtime with the table's signature.
+    #[test]
+    fn table_matches_runtime_bitcode() {
+        let context = Context::create();
+        let buffer = MemoryBuffer::create_from_memory_range(RUNTIME_BITCODE, "klap_rt.bc");
+        let module = Module::parse_bitcode_from_buffer(&buffer, &context).expect("the runtime bitcode parses");
+        for f in RuntimeFn::all() {
+            let defined = module.get_function(&f.name()).unwrap_or_else(|| panic!("runtime lacks {}", f.name()));
+            assert!(!defined.is_declaration(), "{} is only declared", f.name());
+            let want = f.signature(module.get_context()).print_to_string().to_string();
+            let have = defined.get_type().print_to_string().to_string();
+            assert_eq!(have, want, "signature of {}", f.name());
+        }
+    }
+
+    #[test]
+    fn index_registers_from_the_shared_table() {
+        let all = IndexRegister::all();
+        assert_eq!(all.len(), 12);
+        let ctaid_y = IndexRegister::read_by("llvm.nvvm.read.ptx.sreg.ctaid.y").unwrap();
+        assert_eq!(ctaid_y.accessor(), "__klap_ctaid_y");
+        assert_eq!(all.iter().find(|(r, _)| *r == ctaid_y).unwrap().1, RegisterScope::Block);
+        assert!(IndexRegister::read_by("llvm.nvvm.read.ptx.sreg.laneid").is_none());
+    }
+}

@@ -1,0 +1,356 @@
+//! Operations on a launch site that every transformation shares: read its configuration and arguments
+//! where the launch is, emit it again in the canonical form, replace it under a guard with the original
+//! launch as the fallback, and erase what is left of it.
+//!
+//! The canonical form is the V2 protocol nvcc emits, with the dim3s passed as clang's ABI passes them
+//! (byval), so that the device runtime klap links in (compiled by clang) calls the same declaration:
+//!
+//! ```text
+//!   buf = __cudaCDP2GetParameterBufferV2(kernel, ptr byval(dim3) grid, ptr byval(dim3) block, smem)
+//!   if (buf) { <argument stores>; __cudaCDP2LaunchDeviceV2(buf, stream) }
+//! ```
+
+use super::abi::{cdp2_symbol, Abi, EntryKind};
+use super::{DimForm, Dim3, LaunchSite, WriteKind};
+use crate::llvm::{
+    AddressSpace, BasicBlock, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionType,
+    FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntValue, Module, ModuleExt, NullTest, StructType,
+    ValueExt,
+};
+
+/// `cudaErrorMemoryAllocation`: what the launch expression yields when no parameter buffer was had.
+const NO_BUFFER_ERROR: u64 = 2;
+
+/// A builder positioned before `inst`.
+pub fn builder_before<'c>(module: &Module<'c>, inst: InstructionValue<'c>) -> Builder<'c> {
+    let b = module.get_context().create_builder();
+    b.position_before(&inst);
+    b
+}
+
+/// The device-runtime entry points in the canonical form, declared once per module. A declaration of
+/// the same name with another type (dim3 by value, from an NVVM producer) is renamed out of the way
+/// and retired once nothing calls it.
+pub struct CanonicalEntries<'c> {
+    pub parameter_buffer: FunctionValue<'c>,
+    launch: FunctionValue<'c>,
+    launch_ptsz: FunctionValue<'c>,
+    replaced: Vec<FunctionValue<'c>>,
+}
+
+impl<'c> CanonicalEntries<'c> {
+    pub fn get(module: &Module<'c>) -> CanonicalEntries<'c> {
+        let cx = module.get_context();
+        let (ptr, i32t, dim3) = (cx.ptr_type(AddressSpace::default()), cx.i32_type(), dim3_type(module));
+        let mut replaced = Vec::new();
+        let mut declare = |kind, ptsz, ty: FunctionType<'c>, byval: &[u32]| {
+            let name = cdp2_symbol(kind, Abi::V2, ptsz);
+            if let Some(existing) = module.get_function(&name) {
+                if existing.get_type() == ty && byval.iter().all(|&i| existing.param_byval_type(i).is_some()) {
+                    return existing;
+                }
+                existing.set_value_name(&format!("{name}.klap.replaced"));
+                replaced.push(existing);
+            }
+            let f = module.get_or_declare(&name, ty);
+            for &i in byval {
+                f.set_param_byval(i, dim3);
+            }
+            f
+        };
+        let parameter_buffer =
+            declare(EntryKind::ParameterBuffer, false, ptr.fn_type(&[ptr.into(), ptr.into(), ptr.into(), i32t.into()], false), &[1, 2]);
+        let launch_ty = i32t.fn_type(&[ptr.into(), ptr.into()], false);
+        let launch = declare(EntryKind::Launch, false, launch_ty, &[]);
+        let launch_ptsz = declare(EntryKind::Launch, true, launch_ty, &[]);
+        CanonicalEntries { parameter_buffer, launch, launch_ptsz, replaced }
+    }
+
+    fn launch_entry(&self, ptsz: bool) -> FunctionValue<'c> {
+        if ptsz {
+            self.launch_ptsz
+        } else {
+            self.launch
+        }
+    }
+
+    /// Whether a site already calls the canonical entry points with its dim3s byval.
+    pub fn is_canonical(&self, site: &LaunchSite<'c>) -> bool {
+        site.abi == Abi::V2
+            && site.buffer_call.called_function() == Some(self.parameter_buffer)
+            && site.launch.called_function() == Some(self.launch_entry(site.ptsz))
+            && site.grid.form == DimForm::Byval
+            && site.block.form == DimForm::Byval
+    }
+
+    /// Removes the renamed declarations nothing calls any more, and unused canonical ones.
+    pub fn retire_replaced(&self, module: &Module<'c>) {
+        for &old in &self.replaced {
+            if old.has_users() {
+                // Unrecognized launches still call it: give them the canonical symbol (same PTX ABI).
+                let name = old.name();
+                let canonical = module.get_function(name.trim_end_matches(".klap.replaced")).unwrap();
+                old.replace_uses_with(canonical);
+            }
+            old.erase();
+        }
+        for f in [self.launch_ptsz, self.launch, self.parameter_buffer] {
+            if !f.has_users() {
+                f.erase();
+            }
+        }
+    }
+}
+
+pub fn dim3_type<'c>(module: &Module<'c>) -> StructType<'c> {
+    let cx = module.get_context();
+    module.get_struct_type("struct.dim3").unwrap_or_else(|| {
+        let t = cx.opaque_struct_type("struct.dim3");
+        let i32t = cx.i32_type().into();
+        t.set_body(&[i32t, i32t, i32t], false);
+        t
+    })
+}
+
+/// The dim3 as a value at the builder's position: from its known fields, else loaded from memory.
+pub fn dim3_value<'c>(module: &Module<'c>, b: &Builder<'c>, dim: &Dim3<'c>) -> BasicValueEnum<'c> {
+    if dim.form == DimForm::Value {
+        return dim.operand;
+    }
+    let ty = dim3_type(module);
+    if let [Some(x), Some(y), Some(z)] = dim.fields {
+        let mut v = ty.get_poison();
+        for (i, f) in [x, y, z].into_iter().enumerate() {
+            v = b.build_insert_value(v, f, i as u32, "").expect("builder positioned").into_struct_value();
+        }
+        return v.into();
+    }
+    b.load_aligned(ty.into(), dim.operand, 4)
+}
+
+/// x, y, z of a dim3 as i32 values at the builder's position.
+pub fn dim3_fields<'c>(module: &Module<'c>, b: &Builder<'c>, dim: &Dim3<'c>) -> [BasicValueEnum<'c>; 3] {
+    if let [Some(x), Some(y), Some(z)] = dim.fields {
+        return [x, y, z];
+    }
+    let v = dim3_value(module, b, dim).into_struct_value();
+    [0, 1, 2].map(|i| b.build_extract_value(v, i, "").expect("a dim3 field"))
+}
+
+/// An alloca at the start of the function's entry block.
+pub fn entry_alloca<'c>(module: &Module<'c>, f: FunctionValue<'c>, ty: BasicTypeEnum<'c>, align: u32) -> BasicValueEnum<'c> {
+    let first = f.entry_block().get_first_instruction().expect("an entry block with a terminator");
+    builder_before(module, first).alloca_aligned(ty, align)
+}
+
+/// The argument bytes of a launch as values available at the launch, with where they go.
+pub struct ArgValues<'c> {
+    pub writes: Vec<(u64, BasicValueEnum<'c>, u32)>,
+}
+
+impl<'c> ArgValues<'c> {
+    /// Bytes copied in by memcpy are read where the copy was, so later changes to the source don't leak in.
+    pub fn capture(module: &Module<'c>, site: &LaunchSite<'c>) -> ArgValues<'c> {
+        let writes = site
+            .writes
+            .iter()
+            .map(|w| {
+                let value = match w.kind {
+                    WriteKind::Store { value } => value,
+                    WriteKind::Copy { src, len } => {
+                        let b = builder_before(module, w.inst);
+                        let param = &site.params[w.param];
+                        let whole = w.offset == param.offset && len == param.size;
+                        let ty = if whole { param.ty } else { module.byte_array_type(len) };
+                        let align = w.inst.call_arg_align(1).unwrap_or(1);
+                        b.load_aligned(ty, src, align as u32)
+                    }
+                };
+                let align = largest_power_of_two_dividing(w.offset).min(site.params[w.param].align).min(orig_align(w.inst));
+                (w.offset, value, align as u32)
+            })
+            .collect();
+        ArgValues { writes }
+    }
+
+    pub fn store_into(&self, b: &Builder<'c>, base: BasicValueEnum<'c>) {
+        self.store_if(b, base, |_| true);
+    }
+
+    /// Stores the writes `k` with `selected[k] == which`.
+    pub fn store_where(&self, b: &Builder<'c>, base: BasicValueEnum<'c>, selected: &[bool], which: bool) {
+        self.store_if(b, base, |k| selected[k] == which);
+    }
+
+    fn store_if(&self, b: &Builder<'c>, base: BasicValueEnum<'c>, keep: impl Fn(usize) -> bool) {
+        for (_, &(offset, value, align)) in self.writes.iter().enumerate().filter(|(k, _)| keep(*k)) {
+            let at = b.byte_gep(base, offset);
+            b.store_aligned(value, at, align);
+        }
+    }
+}
+
+/// The launch emitted by [`emit_launch`]: the call, the block it is in, and the block that tests the
+/// parameter buffer (the phi predecessors when the result is used).
+pub struct EmittedLaunch<'c> {
+    pub call: InstructionValue<'c>,
+    pub block: BasicBlock<'c>,
+    pub head: BasicBlock<'c>,
+}
+
+/// Emits the canonical launch of `site` before `at`.
+pub fn emit_launch<'c>(
+    module: &Module<'c>,
+    entries: &CanonicalEntries<'c>,
+    site: &LaunchSite<'c>,
+    args: &ArgValues<'c>,
+    at: InstructionValue<'c>,
+) -> EmittedLaunch<'c> {
+    let f = at.function();
+    let b = builder_before(module, at);
+    let dim3 = dim3_type(module);
+    let dims = [&site.grid, &site.block].map(|d| {
+        let v = dim3_value(module, &b, d);
+        let slot = entry_alloca(module, f, dim3.into(), 4);
+        b.store_aligned(v, slot, 4);
+        slot
+    });
+    let buffer = b.call(entries.parameter_buffer, &[site.child_operand, dims[0], dims[1], site.smem]);
+    buffer.set_call_arg_byval(1, dim3);
+    buffer.set_call_arg_byval(2, dim3);
+    let head = buffer.block();
+    let has_buffer = b.is_not_null(buffer.result());
+    let then_end = at.split_if_then(has_buffer);
+    b.position_before(&then_end);
+    args.store_into(&b, buffer.result());
+    let call = b.call(entries.launch_entry(site.ptsz), &[buffer.result(), site.stream_operand]);
+    EmittedLaunch { call, block: then_end.block(), head }
+}
+
+/// Replaces the launch of `site` by a new path that runs where `cond` (computed before the launch)
+/// holds; elsewhere the launch is made as written, so that no launch is lost when the new path cannot
+/// take it. `new_path` gets a builder positioned in the guarded block. The launch's result becomes
+/// success (a launch taken by the new path did not fail).
+pub fn guarded_replace<'c>(
+    module: &Module<'c>,
+    entries: &CanonicalEntries<'c>,
+    site: &LaunchSite<'c>,
+    args: &ArgValues<'c>,
+    b: &Builder<'c>,
+    cond: IntValue<'c>,
+    new_path: impl FnOnce(&Builder<'c>, InstructionValue<'c>),
+) {
+    let then_end = site.launch.split_if_then(cond);
+    b.position_before(&then_end);
+    new_path(b, then_end);
+    b.position_before(&site.launch);
+    let otherwise = b.build_not(cond, "").expect("builder positioned");
+    let else_end = site.launch.split_if_then(otherwise);
+    emit_launch(module, entries, site, args, else_end);
+    if site.launch.has_users() {
+        site.launch.replace_uses_with(module.get_context().i32_type().const_zero());
+    }
+    erase_site(site);
+}
+
+/// Re-emits `site` in the canonical form where it is, keeping its result for its users.
+pub fn rewrite_canonical<'c>(module: &Module<'c>, entries: &CanonicalEntries<'c>, site: &LaunchSite<'c>) {
+    let args = ArgValues::capture(module, site);
+    let emitted = emit_launch(module, entries, site, &args, site.launch);
+    if site.launch.has_users() {
+        let join = site.launch.block().get_first_instruction().unwrap();
+        let b = builder_before(module, join);
+        let i32t = module.get_context().i32_type();
+        let result = b.build_phi(i32t, "").expect("builder positioned");
+        let failed = i32t.const_int(NO_BUFFER_ERROR, false);
+        result.add_incoming(&[(&emitted.call.result(), emitted.block), (&failed, emitted.head)]);
+        site.launch.replace_uses_with(result.as_basic_value());
+    }
+    erase_site(site);
+}
+
+/// Removes a launch that has been re-emitted: the launch, its argument writes, its parameter buffer
+/// (its null checks become constants) and the dim3 stack objects that only fed it.
+pub fn erase_site(site: &LaunchSite) {
+    site.launch.erase();
+    for w in &site.writes {
+        let ptr = if w.inst.get_opcode() == InstructionOpcode::Store { w.inst.operand(1) } else { w.inst.operand(0) };
+        w.inst.erase();
+        erase_dead_address(ptr);
+    }
+    for &check in &site.null_checks {
+        let v = match check.null_test() {
+            Some(NullTest::IsNull) => 0,
+            _ => 1,
+        };
+        check.replace_uses_with(check.get_type().into_int_type().const_int(v, false));
+        check.erase();
+    }
+    if !site.buffer_call.has_users() {
+        site.buffer_call.erase();
+    }
+    for dim in [&site.grid, &site.block] {
+        if dim.form == DimForm::Byval && dim.fields.iter().all(Option::is_some) {
+            erase_dead_stack_object(dim.operand);
+        } else if dim.form == DimForm::Value {
+            if let Some(i) = dim.operand.as_instruction().filter(|i| !i.has_users()) {
+                i.erase();
+            }
+        }
+    }
+}
+
+fn orig_align(write: InstructionValue) -> u64 {
+    match write.get_opcode() {
+        InstructionOpcode::Store => write.get_alignment().unwrap_or(0).max(1) as u64,
+        _ => write.call_arg_align(0).unwrap_or(1),
+    }
+}
+
+fn largest_power_of_two_dividing(offset: u64) -> u64 {
+    if offset == 0 {
+        16
+    } else {
+        1 << offset.trailing_zeros().min(4)
+    }
+}
+
+
+/// Removes an address computation (GEP or cast chain) left without users.
+fn erase_dead_address(ptr: BasicValueEnum) {
+    let mut v = ptr;
+    while let Some(i) = v.as_instruction().filter(|&i| i.is_address_computation() && !i.has_users()) {
+        v = i.operand(0);
+        i.erase();
+    }
+}
+
+/// Removes an alloca that is only written (and marked by lifetime intrinsics), with those writes.
+fn erase_dead_stack_object(ptr: BasicValueEnum) {
+    let (base, _) = ptr.base_and_offset();
+    let Some(base) = base.instruction_of(InstructionOpcode::Alloca) else { return };
+    let mut dead = Vec::new();
+    let mut work = vec![base];
+    while let Some(p) = work.pop() {
+        for u in p.instruction_users() {
+            match u.get_opcode() {
+                _ if u.is_address_computation() => work.push(u),
+                InstructionOpcode::Store if crate::llvm::same(u.operand(1), p) && !crate::llvm::same(u.operand(0), p) => {}
+                InstructionOpcode::Call if u.is_lifetime_marker() => {}
+                _ => return,
+            }
+            dead.push(u);
+        }
+    }
+    // Users before their operands: stores and markers first, then addresses, then the alloca.
+    dead.sort_by_key(|&u| u.is_address_computation());
+    dead.dedup();
+    for u in dead {
+        if !u.has_users() {
+            u.erase();
+        }
+    }
+    if !base.has_users() {
+        base.erase();
+    }
+}

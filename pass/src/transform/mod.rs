@@ -1,0 +1,37 @@
+//! The transformations, one module each, over the launch-site model. Each takes the module, the model
+//! and the options, and says whether it changed the module; the pipeline (plugin.rs) runs them in order.
+
+pub mod aggregate;
+pub mod normalize;
+
+/// The scope over which launches are aggregated.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Granularity {
+    None,
+    Warp,
+    Block,
+    Grid,
+}
+
+impl Granularity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Granularity::None => "none",
+            Granularity::Warp => "warp",
+            Granularity::Block => "block",
+            Granularity::Grid => "grid",
+        }
+    }
+}
+
+/// Every option of klap's transformations, as the command line or the pass's parameters set them.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub granularity: Granularity,
+    pub merge_null_stream: bool,
+    /// At warp and block granularity, leave launches that only one threadIdx.x reaches as written.
+    pub skip_lone: bool,
+    pub pool_bytes: u64,
+    /// Report every fallback to an unaggregated launch at run time (device printf).
+    pub trace: bool,
+}
