@@ -32,6 +32,9 @@ fn main() {
         }
     }
     build.flag("-Wno-unused-parameter");
+    // The index-register table the shim shares with the pass and the runtime.
+    build.include("../runtime");
+    println!("cargo:rerun-if-changed=../runtime/index_registers.def");
     build.compile("klap_shim");
     compile_runtime();
 }

@@ -330,6 +330,9 @@ bool klap_control_divergent(KlapCtx *C, LLVMValueRef I, LLVMValueRef *Ignored, u
   return false;
 }
 
+// Over which threads an index register's value is the same (the scope column of index_registers.def).
+enum class RegisterScope { thread, block, grid };
+
 // Whether the threads of a block agree on V. UniformityInfo alone takes every call's result for
 // divergent, blockDim's and blockIdx's reads included.
 static bool blockUniform(Value *V, UniformityInfo &UI, unsigned Depth) {
@@ -339,16 +342,12 @@ static bool blockUniform(Value *V, UniformityInfo &UI, unsigned Depth) {
     return false;
   if (auto *II = dyn_cast<IntrinsicInst>(V))
     switch (II->getIntrinsicID()) {
-    case Intrinsic::nvvm_read_ptx_sreg_ntid_x:
-    case Intrinsic::nvvm_read_ptx_sreg_ntid_y:
-    case Intrinsic::nvvm_read_ptx_sreg_ntid_z:
-    case Intrinsic::nvvm_read_ptx_sreg_ctaid_x:
-    case Intrinsic::nvvm_read_ptx_sreg_ctaid_y:
-    case Intrinsic::nvvm_read_ptx_sreg_ctaid_z:
-    case Intrinsic::nvvm_read_ptx_sreg_nctaid_x:
-    case Intrinsic::nvvm_read_ptx_sreg_nctaid_y:
-    case Intrinsic::nvvm_read_ptx_sreg_nctaid_z:
-      return true;
+      // The index registers whose value the threads of a block share (runtime/index_registers.def).
+#define KLAP_INDEX_REGISTER(Register, Dimension, Scope)                                                             \
+  case Intrinsic::nvvm_read_ptx_sreg_##Register##_##Dimension:                                                     \
+    return RegisterScope::Scope != RegisterScope::thread;
+#include "index_registers.def"
+#undef KLAP_INDEX_REGISTER
     default:
       return false;
     }
