@@ -4,13 +4,14 @@
 # klap's remarks beside it (fuzz_<seed>.remarks); then prints the share of launch sites each mode
 # aggregated (fuzz/remarks.py). A mode is the plugin at that granularity (`none`: normalize only).
 # A build that fails is reported at the end (a crash of the pass is a finding too) and the others go on.
-# A binary newer than its source and the plugin is kept. The binaries are stripped and packed into
-# OUTROOT.tar.xz for the trip to the GPU machine (a 100-case program is megabytes of SASS per mode;
-# scripts/gpu-fuzz.sh unpacks the pack when OUTROOT itself did not come along).
+# A binary newer than its source, the plugin and the build settings is kept. The binaries are
+# stripped and packed into OUTROOT.tar.xz for the trip to the GPU machine (a 100-case program is
+# megabytes of SASS per mode; scripts/gpu-fuzz.sh unpacks the pack when OUTROOT did not come along).
 # Usage: fuzz/build.sh OUTROOT BINARIES CASES SEED
 # Environment: KLAP_PLUGIN (default <repo>/target/release/libklap.so), MODES (default
 # "none warp block grid"), JOBS (compiles at once, default 1), CLANG (default clang++-22),
-# CUDA_PATH (default <repo>/.toolchain/cuda), GPU_ARCH (default sm_90).
+# CUDA_PATH (default <repo>/.toolchain/cuda), GPU_ARCH (default sm_90), FUZZ_CFLAGS (more clang
+# flags for every build, e.g. -O0 or "-mllvm -klap-trace").
 set -euo pipefail
 
 if [ $# -ne 4 ]; then
@@ -27,9 +28,15 @@ if [ ! -f "$plugin" ]; then
   echo "$0: no plugin at $plugin (run \`make build\`, or set KLAP_PLUGIN)" >&2
   exit 2
 fi
-export KLAP_PLUGIN="$plugin"
+export KLAP_PLUGIN="$plugin" FUZZ_CFLAGS="${FUZZ_CFLAGS:-}"
 
 mkdir -p "$out/src"
+# Rewritten when the settings change, so that binaries built otherwise are built again.
+settings="$KLAP_PLUGIN|$FUZZ_CFLAGS|$CLANG|$CUDA_PATH|$GPU_ARCH"
+export STAMP="$out/build-settings"
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$settings" ]; then
+  printf '%s\n' "$settings" > "$STAMP"
+fi
 jobs=()
 packed=()
 for ((b = 0; b < binaries; b++)); do
@@ -48,7 +55,7 @@ done
 # One build: MODE SRC BIN. Prints FAILED lines for the summary.
 build_one() {
   local mode="$1" src="$2" bin="$3"
-  if [ "$bin" -nt "$src" ] && [ "$bin" -nt "$KLAP_PLUGIN" ]; then
+  if [ "$bin" -nt "$src" ] && [ "$bin" -nt "$KLAP_PLUGIN" ] && [ "$bin" -nt "$STAMP" ]; then
     return 0
   fi
   echo "build $mode $(basename "$src")" >&2
@@ -56,7 +63,7 @@ build_one() {
   if ! "$CLANG" -x cuda --cuda-path="$CUDA_PATH" --cuda-gpu-arch="$GPU_ARCH" -fgpu-rdc --offload-new-driver \
       -O2 -Wno-unknown-cuda-version -fverify-intermediate-code \
       -fpass-plugin="$KLAP_PLUGIN" -mllvm -klap-granularity="$mode" \
-      -Rpass=klap -Rpass-missed=klap -Rpass-analysis=klap \
+      -Rpass=klap -Rpass-missed=klap -Rpass-analysis=klap $FUZZ_CFLAGS \
       "$src" -o "$bin" -L"$CUDA_PATH/lib" -lcudart_static -ldl -lrt -lpthread \
       -Xoffload-linker "$CUDA_PATH/lib/libcudadevrt.a" 2> "$bin.remarks"; then
     echo "FAILED $mode $src (see $bin.remarks)"
@@ -68,10 +75,14 @@ export -f build_one
 
 failed=$(printf '%s\n' "${jobs[@]}" | xargs -d '\n' -n 3 -P "${JOBS:-1}" bash -c 'build_one "$@"' _)
 python3 "$here/remarks.py" "$out" $modes
+present=()
+for p in "${packed[@]}"; do
+  [ -f "$out/$p" ] && present+=("$p")
+done
+tar -C "$out" -cf - "${present[@]}" | xz -6 -T"${JOBS:-1}" > "$out.tar.xz"
+echo "built $binaries programs of $cases cases in modes: $modes, into $out (packed: $out.tar.xz," \
+  "$(du -k "$out.tar.xz" | cut -f1) KiB)" >&2
 if [ -n "$failed" ]; then
   echo "$failed" >&2
   exit 1
 fi
-tar -C "$out" -cf - "${packed[@]}" | xz -6 -T"${JOBS:-1}" > "$out.tar.xz"
-echo "built $binaries programs of $cases cases in modes: $modes, into $out (packed: $out.tar.xz," \
-  "$(du -k "$out.tar.xz" | cut -f1) KiB)" >&2
