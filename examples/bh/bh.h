@@ -2,12 +2,12 @@
 // allows. Each time step: the bounding cube of the bodies; an octree built level by level under the host's control
 // (a block per node sorts the node's bodies into its 8 octants; a node of at most kLeafBodies bodies, or at
 // kMaxDepth, is a leaf), each node's centre of mass summed as the node is visited; the force on every body; a
-// leapfrog step. For the force, one parent thread per body walks the tree and writes the body's interaction list:
-// a node whose size / distance is below theta stands for all its bodies, else its children are looked at, down to
-// the single bodies of near leaves. bh.cu then launches a child grid over the list (a thread per interaction,
-// the block's sum added to the body's acceleration); bh_flat.cu sums the list in the parent thread.
-// No thread waits for a child (CDP2 has no device-side wait): the host's next kernel, the leapfrog step, starts
-// after the force grid and everything it launched.
+// kick-drift step (velocity, then position). For the force, one parent thread per body walks the tree and writes
+// the body's interaction list: a node whose size / distance is below theta stands for all its bodies, else its
+// children are looked at, down to the single bodies of near leaves. bh.cu then launches a child grid over the list
+// (a thread per interaction, the block's sum added to the body's acceleration); bh_flat.cu sums the list in the
+// parent thread. No thread waits for a child (CDP2 has no device-side wait): the host's next kernel, the
+// kick-drift step, starts after the force grid and everything it launched.
 // Positions and pulls are single correctly rounded float operations (common.h), and every sum (centres of mass,
 // accelerations) is an integer sum in 2^-32 fixed point, whatever its order: the GPU and the CPU reference agree
 // to the bit, whatever the order of threads, children and atomics.
@@ -152,7 +152,7 @@ __host__ __device__ inline void bh_pull(const BhNode *nodes, const float *x, con
   a[2] += bh_fix(xmul(s, dz));
 }
 
-__host__ __device__ inline void bh_leapfrog(float &x, float &v, long long acc, float dt) {
+__host__ __device__ inline void bh_kick_drift(float &x, float &v, long long acc, float dt) {
   v = xadd(v, xmul(bh_unfix(acc), dt));
   x = xadd(x, xmul(v, dt));
 }
@@ -251,9 +251,9 @@ __device__ inline int bh_list(const BhDev &d, int i) {
 __global__ void bh_integrate(BhDev d) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= d.n) return;
-  bh_leapfrog(d.x[i], d.vx[i], d.acc[3 * i], d.dt);
-  bh_leapfrog(d.y[i], d.vy[i], d.acc[3 * i + 1], d.dt);
-  bh_leapfrog(d.z[i], d.vz[i], d.acc[3 * i + 2], d.dt);
+  bh_kick_drift(d.x[i], d.vx[i], d.acc[3 * i], d.dt);
+  bh_kick_drift(d.y[i], d.vy[i], d.acc[3 * i + 1], d.dt);
+  bh_kick_drift(d.z[i], d.vz[i], d.acc[3 * i + 2], d.dt);
 }
 
 // Fills d.acc with every body's acceleration (defined by each variant).
@@ -365,9 +365,9 @@ inline BhReference bh_cpu(BhBodies b, int steps, float theta2, float eps2, float
     // A node's position sum must fit in 63 bits of 2^-32 fixed point.
     const float far = (float)std::ldexp(1.0, 30) / (float)n;
     for (int i = 0; i < n; i++) {
-      bh_leapfrog(b.x[i], b.vx[i], acc[3 * i], dt);
-      bh_leapfrog(b.y[i], b.vy[i], acc[3 * i + 1], dt);
-      bh_leapfrog(b.z[i], b.vz[i], acc[3 * i + 2], dt);
+      bh_kick_drift(b.x[i], b.vx[i], acc[3 * i], dt);
+      bh_kick_drift(b.y[i], b.vy[i], acc[3 * i + 1], dt);
+      bh_kick_drift(b.z[i], b.vz[i], acc[3 * i + 2], dt);
       if (!(std::fabs(b.x[i]) < far && std::fabs(b.y[i]) < far && std::fabs(b.z[i]) < far))
         die("body %d went further than %g from the origin: too far for the fixed-point sums", i, far);
     }
@@ -379,7 +379,7 @@ inline BhReference bh_cpu(BhBodies b, int steps, float theta2, float eps2, float
 inline int bh_main(int argc, char **argv, bool cdp) {
   Options opt(argc, argv,
               "usage: bh [--reps N] [--bodies N] [--steps S] [--theta T] [--eps E] [--dt D] [--seed S]\n"
-              "  N bodies (default 4096) of a Plummer sphere, S leapfrog steps (default 4) of D (default 0.025),\n"
+              "  N bodies (default 4096) of a Plummer sphere, S kick-drift steps (default 4) of D (default 0.025),\n"
               "  opening angle T (default 0.5), softening length E (default 0.05)\n");
   int reps = (int)opt.num("--reps", 5, 0, 1000000);
   int n = (int)opt.num("--bodies", 4096, 2, 1 << 20);
