@@ -2,7 +2,8 @@
 # Generates BINARIES random CDP programs of CASES cases each (fuzz/gen.py, seeds SEED, SEED+1, ...,
 # SEED+BINARIES-1) into OUTROOT/src/, and builds each in every mode into OUTROOT/<mode>/fuzz_<seed>,
 # klap's remarks beside it (fuzz_<seed>.remarks); then prints the share of launch sites each mode
-# aggregated (fuzz/remarks.py). A mode is the plugin at that granularity (`none`: normalize only).
+# aggregated (fuzz/remarks.py). A mode is the plugin at that granularity (`none`: normalize only),
+# or `nvcc`: the program built by nvcc, a second reference that owes nothing to clang or klap.
 # A build that fails is reported at the end (a crash of the pass is a finding too) and the others go on.
 # A binary newer than its source, the plugin and the build settings is kept. The binaries are
 # stripped and packed into OUTROOT.tar.xz for the trip to the GPU machine (a 100-case program is
@@ -60,6 +61,14 @@ build_one() {
   fi
   echo "build $mode $(basename "$src")" >&2
   rm -f "$bin"
+  if [ "$mode" = nvcc ]; then
+    if ! "$CUDA_PATH/bin/nvcc" -gencode arch="${GPU_ARCH/sm_/compute_}",code="$GPU_ARCH" -rdc=true -O2 "$src" -o "$bin" -lcudadevrt 2> "$bin.remarks"; then
+      echo "FAILED $mode $src (see $bin.remarks)"
+      return 0
+    fi
+    strip "$bin"
+    return 0
+  fi
   if ! "$CLANG" -x cuda --cuda-path="$CUDA_PATH" --cuda-gpu-arch="$GPU_ARCH" -fgpu-rdc --offload-new-driver \
       -O2 -Wno-unknown-cuda-version -fverify-intermediate-code \
       -fpass-plugin="$KLAP_PLUGIN" -mllvm -klap-granularity="$mode" \

@@ -122,7 +122,7 @@ def unpack(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", default=".gpu/fuzz")
-    ap.add_argument("--modes", default="none warp block grid")
+    ap.add_argument("--modes", help="the reference first (default: none, then every other mode folder)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per program run")
     ap.add_argument("--case-timeout", type=float, default=20.0, help="seconds per case")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each program in each mode")
@@ -130,13 +130,22 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT") or "")
     args = ap.parse_args()
 
-    modes = args.modes.split()
-    ref = modes[0]
-    if not os.path.isdir(os.path.join(args.root, ref)):
+    if not os.path.isdir(os.path.join(args.root, "none")):
         unpack(args)
+    if args.modes:
+        modes = args.modes.split()
+    else:
+        known = ["none", "warp", "block", "grid", "nvcc"]
+        present = [d for d in sorted(os.listdir(args.root)) if d not in ("src", "results")
+                   and os.path.isdir(os.path.join(args.root, d))] if os.path.isdir(args.root) else []
+        modes = [m for m in known if m in present] + [m for m in present if m not in known]
+    ref = modes[0] if modes else "none"
     out = args.out or os.path.join(args.root, "results")
     os.makedirs(out, exist_ok=True)
     refdir = os.path.join(args.root, ref)
+    if not os.path.isdir(refdir):
+        print("no programs: neither %s nor %s.tar.xz" % (refdir, args.root.rstrip("/")))
+        return 2
     programs = sorted(f for f in os.listdir(refdir)
                       if os.access(os.path.join(refdir, f), os.X_OK) and not f.endswith(".remarks"))
     if not programs:

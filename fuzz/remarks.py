@@ -45,8 +45,8 @@ def main():
     print("%-6s %6s %11s %6s  %s" % ("mode", "sites", "aggregated", "share", "left as written (by remark), and notes"))
     for mode in modes:
         sites = sites_of(os.path.join(root, mode))
-        if sites is None:
-            print("%-6s (no remarks)" % mode)
+        if not sites:
+            print("%-6s (no klap remarks)" % mode)
             continue
         aggregated = sum(1 for ids in sites.values() if "KLAP200" in ids)
         reasons = Counter()

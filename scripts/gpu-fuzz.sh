@@ -8,7 +8,8 @@
 #
 # Usage: scripts/gpu-fuzz.sh [options]
 #   --root DIR          the built programs (default .gpu/fuzz)
-#   --modes "M..."      modes to run, the reference first (default "none warp block grid")
+#   --modes "M..."      modes to run, the reference first (default: none, then every other mode
+#                       built: warp block grid, and nvcc when `make fuzz-bins MODES=...` built it)
 #   --repeat N          run each program N times per mode; a case must agree in every run (default 1)
 #   --memcheck N        also run N sampled cases of each program under compute-sanitizer memcheck
 #   --case-timeout S    seconds before a case counts as hung (default 20)
