@@ -130,8 +130,9 @@ class Kernel:
 
 
 class DevFn:
-    def __init__(self, name):
+    def __init__(self, name, caller):
         self.name = name
+        self.callers = [caller]  # the kernels whose code calls it (directly or through others)
         self.body = []
 
 
@@ -169,6 +170,34 @@ class Return:
 
 class Barrier:
     pass
+
+
+def launch_targets(stmts):
+    """Every kernel a statement list launches, through the device functions it calls too."""
+    out = []
+    for s in stmts:
+        if isinstance(s, Launch):
+            out.append(s.child)
+        elif isinstance(s, If):
+            out += launch_targets(s.then) + launch_targets(s.els)
+        elif isinstance(s, For):
+            out += launch_targets(s.body)
+        elif isinstance(s, Call):
+            out += launch_targets(s.fn.body)
+    return out
+
+
+def called_fns(stmts):
+    """Every device function a statement list calls, directly or through others."""
+    out = []
+    for s in stmts:
+        if isinstance(s, If):
+            out += called_fns(s.then) + called_fns(s.els)
+        elif isinstance(s, For):
+            out += called_fns(s.body)
+        elif isinstance(s, Call):
+            out += [s.fn] + called_fns(s.fn.body)
+    return out
 
 
 # A condition's cap says how many threads of a grid can pass it, as a function of the kernel's
@@ -391,7 +420,7 @@ class Gen:
         while sites > 0:
             nest = 1 if depth < 3 else 0
             form = r.weighted([("launch", 4), ("if", 2 * nest), ("ifelse", nest), ("for", 2 if depth < 2 else 0),
-                               ("call", 1.2 if in_kernel and depth < 2 and env["children"] else 0),
+                               ("call", (1.2 if in_kernel else 0.3) if depth < 2 and env["children"] else 0),
                                ("ret", 0.5 if top and not returned else 0),
                                ("barrier", 0.4 if top and in_kernel and env["can_sync"] and not returned else 0)])
             if form == "launch":
@@ -437,7 +466,16 @@ class Gen:
                 out.append(loop)
                 sites -= 1
             elif form == "call":
-                fn = self.devfn(env, kernel)
+                # Now and then a device function another kernel calls too, where everything it
+                # launches may be launched from here (no cycle, no other kernel's tail-launch check).
+                shared = [f for f in self.c.devfns if kernel not in f.callers
+                          and all(t in env["children"] for t in launch_targets(f.body))]
+                if shared and r.chance(0.5):
+                    fn = r.pick(shared)
+                    for f in [fn] + called_fns(fn.body):
+                        f.callers.append(kernel)
+                else:
+                    fn = self.devfn(env, kernel)
                 varg = self.expr(env)
                 out.append(Call(fn, varg))
                 sites -= 1
@@ -453,7 +491,7 @@ class Gen:
         return out
 
     def devfn(self, env, kernel):
-        fn = DevFn(self.fresh("f"))
+        fn = DevFn(self.fresh("f"), kernel)
         fenv = {"vary": ["(unsigned)g", "v"], "uni": ["u"], "children": env["children"], "kernel": False,
                 "ix": env["ix"]}
         fn.body = self.block(fenv, kernel, 1 + self.r.below(2), 1, False, True)
@@ -535,9 +573,18 @@ class Gen:
             counting = (self.kernel(self.fresh("count"), "count"), self.kernel(self.fresh("observe"), "observe"))
             c.kernels += counting
 
+        # Mids launch the recursion's entry, or (under a recursive root) the recursion launches
+        # mids: never both, or a mid would start the recursion over at depth 0.
+        mids = []
+        for _ in range(r.below(3)):
+            k = self.kernel(self.fresh("mid"), r.weighted([("atomic", 4), ("sync", 1), ("warp", 1)]))
+            below = group[:1] if group and not root_recursive and r.chance(0.5) else []
+            k.body = self.block(self.env_of(k, leaves + mids + below), k, 1 + r.below(3), 0, True, True)
+            mids.append(k)
+
         for i, k in enumerate(group):
             nxt = group[(i + 1) % len(group)]
-            env = self.env_of(k, leaves)
+            env = self.env_of(k, leaves + (mids if root_recursive else []))
             fan = 1 + r.below(2)
             gate, cap = "fz_tid%s() < %du" % (env["ix"], fan), ("block", fan)
             if r.chance(0.4):
@@ -546,15 +593,7 @@ class Gen:
             if r.chance(0.6):
                 body += self.block(env, k, 1, 1, True, False)
             k.body = body
-        c.kernels += group
-
-        mids = []
-        for _ in range(r.below(3)):
-            k = self.kernel(self.fresh("mid"), r.weighted([("atomic", 4), ("sync", 1), ("warp", 1)]))
-            children = leaves + mids + (group[:1] if group and r.chance(0.5) else [])
-            k.body = self.block(self.env_of(k, children), k, 1 + r.below(3), 0, True, True)
-            mids.append(k)
-        c.kernels += mids
+        c.kernels += group + mids
 
         if root_recursive:
             root = group[0]
@@ -681,7 +720,13 @@ def finish_case(case):
         if k.work == "sync":
             blocks += grids.get(k.name, 0) * k.max_blocks
     case.log_cap = blocks
-    return case.launch_bound <= MAX_LAUNCHES and blocks <= MAX_LOG
+    if case.launch_bound > MAX_LAUNCHES or blocks > MAX_LOG:
+        return False
+    # Kernels no launch reaches would only cost compile time.
+    case.kernels = [k for k in case.kernels if k.name in grids]
+    case.devfns = [f for f in case.devfns if any(k.name in grids for k in f.callers)]
+    case.structs = [st for st in case.structs if any(p.struct is st for k in case.kernels for p in k.params)]
+    return True
 
 
 def make_case(seed, index):
