@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what klap needs to build and test on a fresh Debian 12 machine, without a GPU:
-# LLVM 22 from Debian's packages and a CUDA 13.0 tree from PyPI wheels at .toolchain/cuda.
+# LLVM 22 and CMake from Debian's packages and a CUDA 13.0 tree from PyPI wheels at .toolchain/cuda.
 # Idempotent: a second run only checks.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -11,8 +11,10 @@ for tool in clang++-22 opt-22 llvm-config-22 FileCheck-22; do
   command -v "$tool" >/dev/null 2>&1 || need_apt=(clang-22 llvm-22-dev llvm-22-tools libpolly-22-dev)
 done
 [ -e /usr/lib/llvm-22/lib/libPolly.a ] || need_apt=(clang-22 llvm-22-dev llvm-22-tools libpolly-22-dev)
+# For cmake/klap.cmake and its test (test/e2e/cmake-example.test).
+command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "klap setup: installing LLVM 22 (${need_apt[*]})" >&2
+  echo "klap setup: installing ${need_apt[*]}" >&2
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null

@@ -1,0 +1,155 @@
+// klap's device runtime, the definitions its parts share: what a chunk of aggregation records and a
+// scope are, the special registers and memory orderings every part uses, and what each part provides
+// to the others.
+//
+// The parts, one concern each:
+//   pool.cu      the record pool: slabs, their bitmaps, chunks taken and given back
+//   register.cu  registration of launches into records (warp, block and grid scopes)
+//   scope.cu     the scopes: a warp's chunk, block and grid scopes, the grid table, exit counting
+//   lookup.cu    the aggregated child: its record lookup and remapped indices, its exit count
+//   launch.cu    the aggregated launch, the one-by-one fallback, the reclaim before a launch
+//   trace.cu     the reports of fallbacks (-klap-trace) and of lost launches
+//
+// pass/build.rs compiles each part with clang-22 to NVPTX bitcode (no CUDA headers: clang builtins
+// only), links them into one module, and optimizes that as one unit, so that a helper one part
+// defines is inlined into the entry points of another as if they shared a file. The result is
+// embedded in the plugin and linked into a module by the aggregation pass (only what it uses).
+// klap_rt.cu includes every part, for a program that compiles the runtime into itself.
+//
+// Why no barriers at a parent's exit: a thread that returns early from a kernel counts as arrived at
+// the kernel's __syncthreads(); a thread held at an exit barrier of ours would not, and the kernel's
+// own barriers would deadlock or release early. Exits are therefore counted per thread (one atomic per
+// warp), and the thread completing the count does the scope's work.
+#pragma once
+
+#define DEVICE extern "C" __attribute__((device, always_inline))
+// Entry points small enough to belong inline where the pass calls them.
+#define ACCESSOR extern "C" __attribute__((device, always_inline))
+#define INLINE __attribute__((device, always_inline)) static inline
+// Defined by one part, called by others. pass/build.rs makes these internal once the parts are linked,
+// as a static function is in a single file: the optimizer then treats them alike. In klap_rt.cu, the
+// parts in one file, they are static.
+#ifdef KLAP_RT_ONE_FILE
+#define HELPER INLINE
+#else
+#define HELPER __attribute__((device, always_inline))
+#endif
+#define SHARED __attribute__((shared))
+#define GLOBAL_VAR __attribute__((device))
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+// ---- aggregation records -----------------------------------------------------------------------
+//
+// A chunk holds the records of one aggregated launch. Records are handed out by one 64-bit atomic
+// (record index << 32 | first child block), so record order and block order agree and the
+// inclusive ends of the records' block ranges are sorted: the child finds its record by searching them.
+
+// The pool's two slab sizes: SMALL for warp and block scopes, LARGE for grid scopes (pool.cu).
+enum { SMALL_SLAB = 4 << 10, LARGE_SLAB = 1 << 20 };
+
+// A chunk its children free counts their finished blocks in at most DONE_COUNTERS counters, each
+// in the unused last word of the dims of the first record of a group of adjacent records. One
+// counter for every block of a chunk was a queue (measured on the nested benchmark at block
+// granularity: 0.49 ms against 0.32 ms with no counting; 0.34 ms with a counter per record, 0.43 ms
+// with 16 counters 128 bytes apart); a counter per record would make checking a chunk of 100,000
+// records slow.
+enum { DONE_COUNTERS = 32, NOT_LAUNCHED = 0xffffffffu };
+
+// A block or grid scope: a chain of chunks per group of launch sites (same child, same stream class).
+enum { MAX_GROUPS = 4 };
+// Set by the pass in a group's record size where the child has a grid scope of its own, which waits
+// for the child threads the chunk counts (Chunk::threads_total).
+enum : u32 { COUNT_THREADS = 0x80000000u };
+struct Chunk;
+struct Scope {
+  Chunk *head[MAX_GROUPS];
+  Chunk *current[MAX_GROUPS]; // null until claimed, CLAIMING, NO_CHUNK, or where registrations go
+  u32 record_size[MAX_GROUPS]; // and COUNT_THREADS
+  u32 large;
+  u32 in_table; // a grid scope in klap_grid_table, else in the chunk its grid was launched for
+  u64 warps;
+  u64 threads_done;
+};
+
+// A scope's current chunk while one lane takes the next, and where a group has none.
+#define CLAIMING ((Chunk *)1)
+#define NO_CHUNK ((Chunk *)2)
+
+struct Chunk {
+  u64 counter;       // records << 32 | child blocks handed out
+  u32 capacity;      // records that fit
+  u32 record_size;   // bytes of one argument record (the child's parameter layout)
+  u32 max_threads;   // threads per block of the aggregated launch
+  u32 max_smem;      // dynamic shared memory of the aggregated launch
+  u64 threads_total; // child threads that run (sum of blocks * threads over the records)
+  u32 blocks;        // blocks of the aggregated launch once made
+  u32 group;         // records per finished-block counter
+  u32 count_threads; // threads_total is kept: the child waits for it (a grid scope of its own)
+  u32 slab;          // first slab, and the slab class in the top bit
+  u32 slab_count;
+  Chunk *next;       // the scope's next chunk, taken when this one was full
+  u32 *end;          // inclusive end of each record's block range
+  u32 *dims;         // 8 per record: grid x y z, block x y z, dynamic shared memory, a counter
+  char *args;        // record_size bytes per record
+  // The grid scope of the aggregated child's own launches (a grid-granularity variant that launches):
+  // its blocks find it here; set up by the first of them to arrive (scope_state 0 -> 1 -> 2).
+  u32 scope_state;
+  Scope scope;
+};
+
+// ---- what the parts provide to each other --------------------------------------------------------
+//
+// Every function is defined once, in one part, so that the optimizer sees each with all its callers,
+// as in a single file: a copy per part, of a helper in this header, was simplified for its part's
+// callers alone and gave other code.
+
+// primitives.cu: special registers (the thread's index in its block, its lane, the lanes below it,
+// the active lanes).
+HELPER u32 tid_linear();
+HELPER u32 lane_id();
+HELPER u32 lanemask_lt();
+HELPER u32 active_mask();
+// primitives.cu: memory accesses and fences at GPU scope.
+HELPER void fence();
+HELPER u64 load_relaxed(const u64 *p);
+HELPER u32 load_relaxed(const u32 *p);
+HELPER void store_relaxed(u64 *p, u64 v);
+HELPER void store_relaxed(u32 *p, u32 v);
+// primitives.cu: compare-and-swap, returning the old value; acquire, so that what the slot's previous
+// holder released is seen.
+HELPER u64 cas_acquire(u64 *p, u64 expected, u64 desired);
+HELPER u32 cas_acquire(u32 *p, u32 expected, u32 desired);
+// primitives.cu: lane `src`'s value of `v`, among the lanes of `mask`.
+HELPER u32 shfl_idx(u32 mask, u32 v, u32 src);
+HELPER u64 shfl_u64(u32 mask, u64 v, u32 src);
+
+// pool.cu: slabs of `slab_bytes` for a chunk of `records` records, at most `max_slabs`.
+HELPER u32 slabs_for(u64 records, u32 record_size, u64 slab_bytes, u32 max_slabs);
+// pool.cu: the records a chunk holds (those registered, up to its capacity).
+HELPER u32 chunk_records(const Chunk *c);
+
+// pool.cu: a chunk of `slab_count` slabs of the class (`large`: LARGE_SLAB), set up for records of
+// `record_size` bytes; null when the pool has no room.
+HELPER Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 count_threads);
+// pool.cu: gives a chunk's slabs back at once.
+HELPER void chunk_free(Chunk *c);
+// pool.cu: a chunk whose aggregated child is launched goes back once every block of it is counted.
+HELPER void chunk_free_when_done(Chunk *c);
+// pool.cu: frees the finished chunks among the slabs of `c`'s bitmap word.
+HELPER void reclaim_near(Chunk *c);
+// pool.cu: frees every finished chunk, where a claim found no room since the last time.
+HELPER void reclaim_if_wanted();
+
+// trace.cu: reports a fallback to an unaggregated launch (with -klap-trace), the first hundred.
+HELPER void trace(const char *format, u32 a, u32 b);
+// trace.cu: a launch the device runtime refused even after waiting: what the program would have seen
+// as the error of its own launch. Always reported (the first hundred messages).
+HELPER void error(const char *format, u32 a, u32 b);
+
+// register.cu: a scope's chunk pointer, read with a relaxed atomic load.
+HELPER Chunk *load_chunk(Chunk **p);
+
+// lookup.cu: the chunk the calling aggregated block serves (after __klap_child_enter).
+HELPER Chunk *child_chunk();

@@ -1,0 +1,218 @@
+// The scopes a launch is aggregated over. A warp scope is the lanes that reach a launch together:
+// the lowest claims a chunk for them and, once every lane has written its record, launches. A block
+// or grid scope holds a chain of chunks per group of launch sites (same child, same stream class)
+// (register.cu); its chunks are launched by the thread that completes the scope's exit count.
+#include "klap_rt.h"
+
+INLINE u64 grid_id() {
+  u64 g;
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
+  return g;
+}
+
+// ---- warp scope ----------------------------------------------------------------------------------
+
+ACCESSOR u32 __klap_active_mask() { return active_mask(); }
+
+DEVICE Chunk *__klap_warp_chunk(u32 mask, u32 record_size) {
+  u32 lanes = __builtin_popcount(mask);
+  // A lane alone has nothing to aggregate: it launches as written.
+  if (lanes == 1)
+    return 0;
+  u32 leader = __builtin_ctz(mask);
+  Chunk *c = 0;
+  if (lane_id() == leader)
+    c = chunk_alloc(0, slabs_for(lanes, record_size, SMALL_SLAB, 64), record_size, 0);
+  return (Chunk *)shfl_u64(mask, (u64)c, leader);
+}
+
+// Once every lane of `mask` has registered (or launched on its own): true in the lane that launches.
+DEVICE bool __klap_warp_leader(u32 mask) {
+  __nvvm_bar_warp_sync(mask);
+  return lane_id() == (u32)__builtin_ctz(mask);
+}
+
+// ---- block and grid scopes ---------------------------------------------------------------------
+
+SHARED Scope klap_block_scope;
+
+// A grid launched as written (from the host, or a launch that was not aggregated) finds its scope in
+// this table, keyed by %gridid (unique per launch). A grid's blocks must all find the one entry its
+// first block set up: a block that set up a second would leave both scopes short of their exit count
+// and their launches would never be made. So lookups scan a whole window of GRID_WINDOW entries (holes
+// left by finished grids do not end the search), and an entry is only taken under klap_grid_lock,
+// after looking again. The window is larger than the 128 grids a GPU runs at once (sm_90), so a grid
+// always finds a free entry in it. The keys are apart from the entries, so that a warp reads a window's
+// keys in a few coalesced loads.
+enum { GRID_TABLE = 1024, GRID_WINDOW = 256 };
+struct GridEntry {
+  u64 ready;
+  Scope scope;
+};
+GLOBAL_VAR u64 klap_grid_keys[GRID_TABLE];
+GLOBAL_VAR GridEntry klap_grid_table[GRID_TABLE];
+GLOBAL_VAR u32 klap_grid_lock;
+
+SHARED Scope *klap_scope_ptr;
+
+INLINE u32 block_threads() {
+  return __nvvm_read_ptx_sreg_ntid_x() * __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_ntid_z();
+}
+INLINE u64 grid_blocks() {
+  return (u64)__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_nctaid_y() * __nvvm_read_ptx_sreg_nctaid_z();
+}
+
+INLINE void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 warps, u32 in_table) {
+  for (u32 g = 0; g < MAX_GROUPS; ++g) {
+    s->head[g] = 0;
+    s->current[g] = g < groups ? 0 : NO_CHUNK;
+    s->record_size[g] = sizes[g];
+  }
+  s->large = large;
+  s->in_table = in_table;
+  s->warps = warps;
+  s->threads_done = 0;
+}
+
+// Block scope: call at kernel entry, by every thread.
+DEVICE Scope *__klap_block_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3) {
+  if (tid_linear() == 0) {
+    u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
+    setup_scope(&klap_block_scope, groups, sizes, 0, (block_threads() + 31) / 32, 0);
+  }
+  __syncthreads();
+  return &klap_block_scope;
+}
+
+// The entry of grid `g` in the window starting at `h`, searched by the lanes of `mask`; or null.
+INLINE GridEntry *grid_lookup(u64 g, u32 h, u32 mask) {
+  u32 lanes = __builtin_popcount(mask), rank = __builtin_popcount(mask & lanemask_lt());
+  for (u32 base = 0; base < GRID_WINDOW; base += lanes) {
+    u32 i = base + rank;
+    bool hit = i < GRID_WINDOW &&
+               load_relaxed(&klap_grid_keys[(h + i) % GRID_TABLE]) == g;
+    u32 hits = __nvvm_vote_ballot_sync(mask, hit);
+    if (hits)
+      return &klap_grid_table[(h + shfl_idx(mask, i, __builtin_ctz(hits))) % GRID_TABLE];
+  }
+  return 0;
+}
+
+// Under klap_grid_lock: takes a free entry of the window for grid `g` and sets its scope up.
+INLINE GridEntry *grid_claim(u64 g, u32 h, u32 groups, const u32 *sizes) {
+  for (u32 i = 0; i < GRID_WINDOW; ++i) {
+    u32 slot = (h + i) % GRID_TABLE;
+    if (load_relaxed(&klap_grid_keys[slot]) != 0)
+      continue;
+    GridEntry *e = &klap_grid_table[slot];
+    setup_scope(&e->scope, groups, sizes, 1, grid_blocks() * ((block_threads() + 31) / 32), 1);
+    fence();
+    store_relaxed(&klap_grid_keys[slot], g);
+    fence();
+    store_relaxed(&e->ready, 1);
+    return e;
+  }
+  return 0;
+}
+
+// The table entry of the calling block's grid, found or set up by warp 0 (`mask` its threads).
+INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
+  u64 g = grid_id() + 1;
+  u32 h = (u32)((g * 0x9E3779B97F4A7C15ull) >> 54) % GRID_TABLE;
+  bool leader = lane_id() == (u32)__builtin_ctz(mask);
+  for (u32 wait = 32;; wait = wait < 1024 ? 2 * wait : wait) {
+    GridEntry *e = grid_lookup(g, h, mask);
+    if (!e) {
+      u32 locked = leader && cas_acquire(&klap_grid_lock, 0u, 1u) == 0;
+      if (__nvvm_vote_ballot_sync(mask, locked)) {
+        e = grid_lookup(g, h, mask);
+        if (!e && leader) {
+          e = grid_claim(g, h, groups, sizes);
+          if (!e)
+            error("klap: error: no free grid table entry among %u (at most %u grids run at once)\n", GRID_WINDOW, 128);
+        }
+        if (leader) {
+          fence();
+          store_relaxed(&klap_grid_lock, 0);
+        }
+        e = (GridEntry *)shfl_u64(mask, (u64)e, __builtin_ctz(mask));
+        return e ? &e->scope : 0;
+      }
+      __nvvm_nanosleep(wait);
+      continue;
+    }
+    while (load_relaxed(&e->ready) == 0)
+      ;
+    fence();
+    return &e->scope;
+  }
+}
+
+// The grid scope of an aggregated child: in its chunk, set up by the first block to arrive.
+INLINE Scope *chunk_scope(u32 groups, const u32 *sizes) {
+  Chunk *c = child_chunk();
+  u32 *state = &c->scope_state;
+  if (cas_acquire(state, 0u, 1u) == 0) {
+    u64 blocks = __nvvm_read_ptx_sreg_nctaid_x();
+    setup_scope(&c->scope, groups, sizes, 1, blocks * ((block_threads() + 31) / 32), 0);
+    fence();
+    store_relaxed(state, 2);
+  } else {
+    while (load_relaxed(state) != 2)
+      ;
+    fence();
+  }
+  return &c->scope;
+}
+
+// Grid scope: call at kernel entry (in an aggregated child: after its record lookup), by every thread.
+DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 in_child) {
+  u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
+  if (in_child) {
+    if (tid_linear() == 0)
+      klap_scope_ptr = chunk_scope(groups, sizes);
+  } else if (grid_blocks() == 1) {
+    // Nothing to share with other blocks: the scope is the block's, with no table lookup (ccl's parents
+    // are one block of 2 threads: 2 lanes to scan a window).
+    if (tid_linear() == 0) {
+      setup_scope(&klap_block_scope, groups, sizes, 1, (block_threads() + 31) / 32, 0);
+      klap_scope_ptr = &klap_block_scope;
+    }
+  } else if (tid_linear() < 32) {
+    Scope *s = grid_table_scope(groups, sizes, active_mask());
+    if (tid_linear() == 0)
+      klap_scope_ptr = s;
+  }
+  __syncthreads();
+  return klap_scope_ptr;
+}
+
+// At kernel exit, by every thread that ran (one atomic per warp): true in the one thread that completes
+// the scope's `expected` threads; that thread then launches each group's chunks.
+DEVICE bool __klap_scope_exit(Scope *s, u64 expected) {
+  if (!s)
+    return false;
+  u32 mask = active_mask();
+  u32 leader = __builtin_ctz(mask);
+  u32 last = 0;
+  fence();
+  if (lane_id() == leader) {
+    u64 n = __builtin_popcount(mask);
+    u64 before = __nvvm_atom_add_gen_ll((long long *)&s->threads_done, (long long)n);
+    last = before + n == expected;
+  }
+  last = shfl_idx(mask, last, leader);
+  // Only the leader's lane can be the last; hand the role to it alone.
+  return last && lane_id() == leader;
+}
+
+// The grid scope's table entry is free again once its last thread has taken the chunks.
+DEVICE void __klap_grid_release(Scope *s) {
+  if (!s->in_table)
+    return;
+  GridEntry *e = (GridEntry *)((char *)s - __builtin_offsetof(GridEntry, scope));
+  store_relaxed(&e->ready, 0);
+  fence();
+  store_relaxed(&klap_grid_keys[e - klap_grid_table], 0);
+}
+
