@@ -102,18 +102,21 @@ DEVICE void __klap_child_exit() {
 ACCESSOR char *__klap_child_uniform_args() { return klap_child.uniform_args; }
 
 // The child's view of its indices.
-ACCESSOR u32 __klap_tid_x() { return tid_x() % klap_child.block[0]; }
-ACCESSOR u32 __klap_tid_y() { return (tid_x() / klap_child.block[0]) % klap_child.block[1]; }
-ACCESSOR u32 __klap_tid_z() { return tid_x() / (klap_child.block[0] * klap_child.block[1]); }
-ACCESSOR u32 __klap_ntid_x() { return klap_child.block[0]; }
-ACCESSOR u32 __klap_ntid_y() { return klap_child.block[1]; }
-ACCESSOR u32 __klap_ntid_z() { return klap_child.block[2]; }
-ACCESSOR u32 __klap_ctaid_x() { return klap_child.index[0]; }
-ACCESSOR u32 __klap_ctaid_y() { return klap_child.index[1]; }
-ACCESSOR u32 __klap_ctaid_z() { return klap_child.index[2]; }
-ACCESSOR u32 __klap_nctaid_x() { return klap_child.grid[0]; }
-ACCESSOR u32 __klap_nctaid_y() { return klap_child.grid[1]; }
-ACCESSOR u32 __klap_nctaid_z() { return klap_child.grid[2]; }
+INLINE u32 child_tid(u32 d) {
+  u32 t = tid_x();
+  return d == 0 ? t % klap_child.block[0]
+         : d == 1 ? (t / klap_child.block[0]) % klap_child.block[1]
+                  : t / (klap_child.block[0] * klap_child.block[1]);
+}
+INLINE u32 child_ntid(u32 d) { return klap_child.block[d]; }
+INLINE u32 child_ctaid(u32 d) { return klap_child.index[d]; }
+INLINE u32 child_nctaid(u32 d) { return klap_child.grid[d]; }
+enum { KLAP_DIM_x = 0, KLAP_DIM_y = 1, KLAP_DIM_z = 2 };
+// One accessor per index register of the table the pass and its shim share.
+#define KLAP_INDEX_REGISTER(Register, Dimension, Scope)                                                           \
+  ACCESSOR u32 __klap_##Register##_##Dimension() { return child_##Register(KLAP_DIM_##Dimension); }
+#include "index_registers.def"
+#undef KLAP_INDEX_REGISTER
 // Threads of the record's block and of its whole grid: what a scope inside the child waits for.
 ACCESSOR u64 __klap_child_block_threads() { return klap_child.threads; }
 // Copied at entry: by the time a thread reaches its exit, the chunk may be back in the pool.

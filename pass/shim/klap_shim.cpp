@@ -36,10 +36,12 @@ STATISTIC(NumLaunchesRecognized, "Device launch sites recognized");
 STATISTIC(NumLaunchesUnrecognized, "Device launch sites left alone as unrecognized");
 STATISTIC(NumLaunchesNormalized, "V1 device launches rewritten into the V2 form");
 STATISTIC(NumLaunchesAggregated, "Device launches aggregated");
+STATISTIC(NumLaunchesSerialized, "Device launches serialized");
 
 static cl::opt<std::string> GranularityOpt(
     "klap-granularity",
-    cl::desc("Kernel launch aggregation in clang's pipeline: none, warp, block or grid (default)"),
+    cl::desc("Kernel launch aggregation in clang's pipeline: none, warp, block, grid (default) or auto (small "
+             "children serialized, the rest aggregated per grid)"),
     cl::init("grid"));
 
 static cl::opt<bool> MergeNullStreamOpt(
@@ -71,8 +73,22 @@ static cl::opt<bool> InlineRuntimeOpt("klap-inline-runtime",
                                                "off, its entry points stay calls"),
                                       cl::init(true), cl::Hidden);
 
+static cl::opt<bool> SerializeOpt("klap-serialize",
+                                  cl::desc("Run a child grid of at most -klap-serialize-threshold threads in the "
+                                           "launching thread instead of launching it (on with -klap-granularity=auto)"),
+                                  cl::init(false));
+
+// Chosen by measurement on the GPU: see BENCHMARKS.md (the threshold sweep).
+static constexpr unsigned DefaultSerializeThreshold = 256;
+
+static cl::opt<unsigned> SerializeThresholdOpt("klap-serialize-threshold",
+                                               cl::desc("The most threads a child grid may have to be serialized"),
+                                               cl::init(DefaultSerializeThreshold));
+
 // One switch per step of the pipeline (plugin.rs), for finding which step a problem comes from.
 static cl::opt<bool> DisableNormalizeOpt("klap-disable-normalize", cl::desc("Skip klap's normalize step"),
+                                         cl::init(false));
+static cl::opt<bool> DisableSerializeOpt("klap-disable-serialize", cl::desc("Skip klap's serialization step"),
                                          cl::init(false));
 static cl::opt<bool> DisableAggregateOpt("klap-disable-aggregate", cl::desc("Skip klap's aggregation step"),
                                          cl::init(false));
@@ -94,14 +110,17 @@ struct KlapCtx {
 };
 
 // The options of klap's transformations, as pass/src/plugin.rs's RawOptions reads them (same fields, same
-// order). Granularity: 0 none, 1 warp, 2 block, 3 grid. DisabledSteps: bit 0 normalize, bit 1 aggregate.
+// order). Granularity: 0 none, 1 warp, 2 block, 3 grid, 4 auto. DisabledSteps: bit 0 normalize, bit 1
+// aggregate, bit 2 serialize.
 struct KlapRustOptions {
   uint32_t Granularity = 3;
   bool MergeNullStream = true;
   bool SkipLone = true;
   bool Trace = false;
+  bool Serialize = false;
   uint64_t PoolBytes = 0;
   uint32_t DisabledSteps = 0;
+  uint64_t SerializeThreshold = DefaultSerializeThreshold;
 };
 
 extern "C" {
@@ -186,6 +205,7 @@ std::optional<unsigned> parseGranularity(StringRef S) {
       .Case("warp", 1)
       .Case("block", 2)
       .Case("grid", 3)
+      .Case("auto", 4)
       .Default(std::nullopt);
 }
 
@@ -194,19 +214,23 @@ KlapOptions optionsFromCommandLine() {
   if (auto G = parseGranularity(GranularityOpt))
     O.Rust.Granularity = *G;
   else
-    report_fatal_error(Twine("klap: -klap-granularity must be none, warp, block or grid, not '") + GranularityOpt +
+    report_fatal_error(Twine("klap: -klap-granularity must be none, warp, block, grid or auto, not '") + GranularityOpt +
                        "'", /*gen_crash_diag=*/false);
   O.Rust.MergeNullStream = MergeNullStreamOpt;
   O.Rust.SkipLone = SkipLoneOpt;
   O.Rust.PoolBytes = uint64_t(PoolMiBOpt) << 20;
   O.Rust.Trace = TraceOpt;
-  O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u);
+  O.Rust.Serialize = SerializeOpt;
+  O.Rust.SerializeThreshold = SerializeThresholdOpt;
+  O.Rust.DisabledSteps =
+      (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) | (DisableSerializeOpt ? 4u : 0u);
   O.InlineRuntime = InlineRuntimeOpt && !DisableInlineRuntimeOpt;
   return O;
 }
 
-// klap<granularity=warp|block|grid|none;merge-null-stream|no-merge-null-stream;
-//      skip-lone-launches|no-skip-lone-launches;pool-mib=N;trace;no-inline-runtime>
+// klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
+//      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;pool-mib=N;trace;
+//      no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
   KlapOptions O = optionsFromCommandLine();
   while (!Params.empty()) {
@@ -215,7 +239,7 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
     if (P.consume_front("granularity=")) {
       auto G = parseGranularity(P);
       if (!G)
-        return make_error<StringError>("klap: granularity must be none, warp, block or grid, not '" + P.str() + "'",
+        return make_error<StringError>("klap: granularity must be none, warp, block, grid or auto, not '" + P.str() + "'",
                                        inconvertibleErrorCode());
       O.Rust.Granularity = *G;
     } else if (P == "merge-null-stream" || P == "no-merge-null-stream") {
@@ -224,6 +248,13 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       O.Rust.SkipLone = P == "skip-lone-launches";
     } else if (P == "trace") {
       O.Rust.Trace = true;
+    } else if (P == "serialize" || P == "no-serialize") {
+      O.Rust.Serialize = P == "serialize";
+    } else if (P.consume_front("serialize-threshold=")) {
+      uint64_t N;
+      if (P.getAsInteger(10, N))
+        return make_error<StringError>("klap: serialize-threshold needs a number", inconvertibleErrorCode());
+      O.Rust.SerializeThreshold = N;
     } else if (P == "no-inline-runtime") {
       O.InlineRuntime = false;
     } else if (P.consume_front("pool-mib=")) {
@@ -248,6 +279,7 @@ void addPipeline(ModulePassManager &MPM, KlapOptions O) {
 KlapRustOptions normalizeOnly() {
   KlapRustOptions O = optionsFromCommandLine().Rust;
   O.Granularity = 0;
+  O.Serialize = false;
   return O;
 }
 
@@ -286,7 +318,7 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
       });
   PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
     KlapOptions O = optionsFromCommandLine();
-    if (O.Rust.Granularity != 0)
+    if (O.Rust.Granularity != 0 || O.Rust.Serialize)
       addPipeline(MPM, O);
     else if (NormalizeAtOptimizerLast)
       MPM.addPass(KlapPipelinePass(normalizeOnly()));
@@ -442,7 +474,13 @@ bool klap_user_location(LLVMValueRef I, char **File, unsigned *Line, unsigned *C
   return true;
 }
 
-enum KlapStatistic { RecognizedLaunch = 0, UnrecognizedLaunch = 1, NormalizedLaunch = 2, AggregatedLaunch = 3 };
+enum KlapStatistic {
+  RecognizedLaunch = 0,
+  UnrecognizedLaunch = 1,
+  NormalizedLaunch = 2,
+  AggregatedLaunch = 3,
+  SerializedLaunch = 4
+};
 
 void klap_count(unsigned Which, unsigned N) {
   switch (Which) {
@@ -457,6 +495,9 @@ void klap_count(unsigned Which, unsigned N) {
     break;
   case AggregatedLaunch:
     NumLaunchesAggregated += N;
+    break;
+  case SerializedLaunch:
+    NumLaunchesSerialized += N;
     break;
   }
 }

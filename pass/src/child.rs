@@ -11,11 +11,17 @@
 //!   ranges), loads that record's arguments, and returns at once where the thread is beyond the
 //!   record's block size. Each thread that ran counts itself out of its record at its exit, so that
 //!   the chunk is freed once all of its blocks are done.
+//! - [`VariantKind::Thread`]: `K__klap_thread(params..., i32 x 12)`, the code of one child thread as a
+//!   device function, its index registers passed as arguments (the table's order), `byval` parameters
+//!   as plain pointers that it copies from. Only for a child whose threads need nothing of each other
+//!   ([`ChildVariants::runs_alone`]).
+//! - [`VariantKind::Serial`]: `K__klap_serial(params..., gx, gy, gz, bx, by, bz)`, every thread of a
+//!   child grid, one after another, in the calling thread.
 
 use crate::callgraph::CallGraph;
 use crate::llvm::{
-    AddressSpace, BasicValueEnum, BuilderExt, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue,
-    Module, ValueExt,
+    AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, BasicValueEnum, BuilderExt, FunctionExt, FunctionValue,
+    InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ValueExt,
 };
 use crate::runtime::{IndexRegister, Runtime, RuntimeFn};
 use crate::site::ops::entry_alloca;
@@ -25,6 +31,8 @@ use std::collections::{HashMap, HashSet};
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum VariantKind {
     Aggregated,
+    Thread,
+    Serial,
 }
 
 /// A variant of a child kernel.
@@ -44,21 +52,34 @@ pub struct Variant<'c> {
 
 pub struct ChildVariants<'a, 'c> {
     module: &'a Module<'c>,
-    runtime: &'a Runtime<'c>,
+    /// The device runtime, for the variants that call it (aggregated).
+    runtime: Option<&'a Runtime<'c>>,
+    calls: CallGraph<'c>,
     /// Functions whose code (or whose callees' code) reads an index register.
     readers: HashSet<FunctionValue<'c>>,
-    /// Copies of device functions with their index registers remapped.
+    /// Copies of device functions with their index registers remapped onto the runtime's accessors.
     remapped: HashMap<FunctionValue<'c>, FunctionValue<'c>>,
+    /// Copies of device functions that take the index registers as twelve trailing arguments.
+    with_indices: HashMap<FunctionValue<'c>, FunctionValue<'c>>,
     variants: HashMap<(FunctionValue<'c>, VariantKind), Variant<'c>>,
 }
 
 impl<'a, 'c> ChildVariants<'a, 'c> {
-    pub fn new(module: &'a Module<'c>, runtime: &'a Runtime<'c>) -> Self {
+    /// `runtime` is needed for the aggregated variants only.
+    pub fn new(module: &'a Module<'c>, runtime: Option<&'a Runtime<'c>>) -> Self {
         let calls = CallGraph::build(module);
         let mut readers = calls.functions_calling(|g| IndexRegister::read_by(&g.name()).is_some());
         // The runtime reads the physical registers on purpose.
         readers.retain(|f| !f.name().starts_with("__klap_"));
-        ChildVariants { module, runtime, readers, remapped: HashMap::new(), variants: HashMap::new() }
+        ChildVariants {
+            module,
+            runtime,
+            calls,
+            readers,
+            remapped: HashMap::new(),
+            with_indices: HashMap::new(),
+            variants: HashMap::new(),
+        }
     }
 
     pub fn get(&self, kernel: FunctionValue<'c>, kind: VariantKind) -> Option<&Variant<'c>> {
@@ -81,7 +102,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     }
 
     fn build_aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool]) -> Variant<'c> {
-        let (module, runtime) = (self.module, self.runtime);
+        let (module, runtime) = (self.module, self.runtime.expect("aggregated variants call the runtime"));
         let cx = module.get_context();
         let ptr = cx.ptr_type(AddressSpace::default());
         let (params, param_size) = param_layout(module, kernel);
@@ -145,13 +166,233 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         Variant { function: f, body_start, exits, param_size, uniform, uniform_words }
     }
 
+    /// Whether each thread of `kernel` can run alone, one after another in one thread: nothing in it or
+    /// in what it calls waits for, or talks to, another thread of its block or warp. Else why not.
+    pub fn runs_alone(&self, kernel: FunctionValue<'c>) -> Result<(), String> {
+        for f in self.calls.reachable_from(kernel) {
+            let within = if f == kernel { String::new() } else { format!(" (in @{}, which it calls)", f.name()) };
+            if self.calls.calls_indirectly(f) {
+                return Err(format!("it makes a call through a pointer{within}"));
+            }
+            for inst in f.instructions() {
+                if let Some(what) = inst.inline_asm_text().and_then(|text| asm_needs_threads(&text)) {
+                    return Err(format!("its inline assembly {what}{within}"));
+                }
+                if let Some(callee) = inst.called_function() {
+                    let name = callee.name();
+                    if let Some(what) = thread_collective(&name) {
+                        return Err(format!("it {what}{within}"));
+                    }
+                    if self.readers.contains(&callee) && (0..callee.count_params()).any(|i| callee.param_byval_type(i).is_some()) {
+                        return Err(format!("@{name}, which reads an index register, takes a by-value argument{within}"));
+                    }
+                }
+                if (0..inst.get_num_operands()).any(|i| matches!(inst.get_operand(i), Some(crate::llvm::Operand::Value(v)) if is_shared_pointer(&v))) {
+                    return Err(format!("it uses shared memory{within}"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The code of one thread of `kernel` as a device function (callers check [`Self::runs_alone`]).
+    pub fn thread(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
+        let key = (kernel, VariantKind::Thread);
+        if !self.variants.contains_key(&key) {
+            let v = self.build_thread(kernel);
+            self.variants.insert(key, v);
+        }
+        self.variants[&key].function
+    }
+
+    /// Every thread of a grid of `kernel`, one after another, as a device function.
+    pub fn serial(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
+        let key = (kernel, VariantKind::Serial);
+        if !self.variants.contains_key(&key) {
+            let thread = self.thread(kernel);
+            let v = self.build_serial(kernel, thread);
+            self.variants.insert(key, v);
+        }
+        self.variants[&key].function
+    }
+
+    fn build_thread(&mut self, kernel: FunctionValue<'c>) -> Variant<'c> {
+        let module = self.module;
+        let cx = module.get_context();
+        let (params, param_size) = param_layout(module, kernel);
+        let registers = IndexRegister::all();
+        let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_params().iter().map(|p| p.get_type().into()).collect();
+        types.extend(registers.iter().map(|_| BasicMetadataTypeEnum::from(cx.i32_type())));
+        let name = format!("{}__klap_thread", kernel.name());
+        let f = module.add_function(&name, cx.void_type().fn_type(&types, false), None);
+        let entry = cx.append_basic_block(f, "klap.entry");
+        let b = cx.create_builder();
+        b.position_at_end(entry);
+        let args: Vec<BasicValueEnum<'c>> = params
+            .iter()
+            .enumerate()
+            .map(|(i, param)| {
+                let value = f.get_nth_param(i as u32).unwrap();
+                if !param.byval {
+                    return value;
+                }
+                // Each child thread has its own copy of a by-value argument, which it may write.
+                let copy = b.alloca_aligned(param.ty, param.align as u32);
+                let v = b.load_aligned(param.ty, value, param.align.min(16) as u32);
+                b.store_aligned(v, copy, param.align as u32);
+                copy
+            })
+            .collect();
+        kernel.clone_body_into(f, &args);
+        // After the clone, which copies the kernel's attributes and linkage-related flags.
+        f.set_linkage(Linkage::Internal);
+        f.add_inline_always();
+        let body = f.get_basic_blocks()[1];
+        // The kernel's stack objects stay in the entry block, so they remain static allocas.
+        let allocas: Vec<InstructionValue<'c>> =
+            body.get_instructions().take_while(|i| i.get_opcode() == InstructionOpcode::Alloca).collect();
+        for inst in allocas {
+            match entry.get_first_instruction() {
+                Some(first) => b.position_before(&first),
+                None => b.position_at_end(entry),
+            }
+            inst.move_to(&b);
+        }
+        b.position_at_end(entry);
+        b.build_unconditional_branch(body).expect("builder positioned");
+        let indices: Vec<BasicValueEnum<'c>> = (0..registers.len()).map(|i| f.get_nth_param((params.len() + i) as u32).unwrap()).collect();
+        self.pass_index_registers(f, &indices);
+        let body_start = body.get_first_instruction().unwrap();
+        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0 }
+    }
+
+    /// Replaces the index-register reads of `f` by `indices` (in the table's order), passing them on to
+    /// copies of the device functions it calls that read them.
+    fn pass_index_registers(&mut self, f: FunctionValue<'c>, indices: &[BasicValueEnum<'c>]) {
+        let registers: Vec<IndexRegister> = IndexRegister::all().into_iter().map(|(r, _)| r).collect();
+        let b = self.module.get_context().create_builder();
+        for inst in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Call) {
+            let Some(callee) = inst.called_function() else { continue };
+            if let Some(register) = IndexRegister::read_by(&callee.name()) {
+                let i = registers.iter().position(|r| *r == register).unwrap();
+                inst.replace_uses_with(indices[i]);
+                inst.erase();
+            } else if self.readers.contains(&callee) && !callee.is_ptx_kernel() {
+                let copy = self.with_indices(callee);
+                b.position_before(&inst);
+                let mut args = inst.call_args();
+                args.extend_from_slice(indices);
+                let call = b.call(copy, &args);
+                if inst.get_type().is_void_type() {
+                    inst.erase();
+                } else {
+                    inst.replace_uses_with(call);
+                    inst.erase();
+                }
+            }
+        }
+    }
+
+    /// The copy of device function `g` that takes the index registers as twelve trailing arguments.
+    fn with_indices(&mut self, g: FunctionValue<'c>) -> FunctionValue<'c> {
+        if let Some(&c) = self.with_indices.get(&g) {
+            return c;
+        }
+        let cx = self.module.get_context();
+        let n = g.count_params();
+        let mut types: Vec<BasicMetadataTypeEnum<'c>> = g.get_params().iter().map(|p| p.get_type().into()).collect();
+        types.extend((0..IndexRegister::all().len()).map(|_| BasicMetadataTypeEnum::from(cx.i32_type())));
+        let ty = match g.get_type().get_return_type() {
+            Some(r) => r.fn_type(&types, false),
+            None => cx.void_type().fn_type(&types, false),
+        };
+        let c = self.module.add_function(&format!("{}__klap_thread", g.name()), ty, None);
+        self.with_indices.insert(g, c);
+        let params: Vec<BasicValueEnum<'c>> = c.get_params();
+        g.clone_body_into(c, &params[..n as usize]);
+        c.set_linkage(Linkage::Internal);
+        self.pass_index_registers(c, &params[n as usize..]);
+        c
+    }
+
+    fn build_serial(&mut self, kernel: FunctionValue<'c>, thread: FunctionValue<'c>) -> Variant<'c> {
+        let module = self.module;
+        let cx = module.get_context();
+        let i32t = cx.i32_type();
+        let n = kernel.count_params() as usize;
+        let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_params().iter().map(|p| p.get_type().into()).collect();
+        types.extend((0..6).map(|_| BasicMetadataTypeEnum::from(i32t)));
+        let f = module.add_function(&format!("{}__klap_serial", kernel.name()), cx.void_type().fn_type(&types, false), Some(Linkage::Internal));
+        f.add_inline_always();
+        let p: Vec<BasicValueEnum<'c>> = f.get_params();
+        let dim = |i: usize| p[n + i].into_int_value();
+        let (grid, block) = ([dim(0), dim(1), dim(2)], [dim(3), dim(4), dim(5)]);
+        let entry = cx.append_basic_block(f, "entry");
+        let blocks_head = cx.append_basic_block(f, "blocks");
+        let threads_head = cx.append_basic_block(f, "threads");
+        let thread_body = cx.append_basic_block(f, "thread");
+        let block_next = cx.append_basic_block(f, "next.block");
+        let exit = cx.append_basic_block(f, "exit");
+        let b = cx.create_builder();
+        let zero = i32t.const_zero();
+        let one = i32t.const_int(1, false);
+
+        b.position_at_end(entry);
+        let product = |v: [IntValue<'c>; 3]| {
+            let xy = b.build_int_mul(v[0], v[1], "").unwrap();
+            b.build_int_mul(xy, v[2], "").unwrap()
+        };
+        let nblocks = product(grid);
+        let nthreads = product(block);
+        b.build_unconditional_branch(blocks_head).unwrap();
+
+        b.position_at_end(blocks_head);
+        let blk = b.build_phi(i32t, "blk").unwrap();
+        let more_blocks = b.build_int_compare(IntPredicate::ULT, blk.as_basic_value().into_int_value(), nblocks, "").unwrap();
+        b.build_conditional_branch(more_blocks, threads_head, exit).unwrap();
+
+        b.position_at_end(threads_head);
+        let t = b.build_phi(i32t, "t").unwrap();
+        let more_threads = b.build_int_compare(IntPredicate::ULT, t.as_basic_value().into_int_value(), nthreads, "").unwrap();
+        b.build_conditional_branch(more_threads, thread_body, block_next).unwrap();
+
+        b.position_at_end(thread_body);
+        let tid = split_index(&b, t.as_basic_value().into_int_value(), block);
+        let ctaid = split_index(&b, blk.as_basic_value().into_int_value(), grid);
+        let mut args: Vec<BasicValueEnum<'c>> = p[..n].to_vec();
+        for (register, _) in IndexRegister::all() {
+            let d = ["x", "y", "z"].iter().position(|x| *x == register.dimension).unwrap();
+            args.push(match register.register {
+                "tid" => tid[d],
+                "ntid" => block[d],
+                "ctaid" => ctaid[d],
+                _ => grid[d],
+            }.into());
+        }
+        b.call(thread, &args);
+        let t_next = b.build_int_add(t.as_basic_value().into_int_value(), one, "").unwrap();
+        b.build_unconditional_branch(threads_head).unwrap();
+
+        b.position_at_end(block_next);
+        let blk_next = b.build_int_add(blk.as_basic_value().into_int_value(), one, "").unwrap();
+        b.build_unconditional_branch(blocks_head).unwrap();
+
+        b.position_at_end(exit);
+        b.build_return(None).unwrap();
+
+        blk.add_incoming(&[(&zero, entry), (&blk_next, block_next)]);
+        t.add_incoming(&[(&zero, blocks_head), (&t_next, thread_body)]);
+        let body_start = thread_body.get_first_instruction().unwrap();
+        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0 }
+    }
+
     /// Points the index-register reads of `f` at the runtime's accessors, through copies of the device
     /// functions that read them.
     fn remap_index_registers(&mut self, f: FunctionValue<'c>) {
         for inst in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Call) {
             let Some(callee) = inst.called_function() else { continue };
             if let Some(register) = IndexRegister::read_by(&callee.name()) {
-                inst.set_called_function(self.runtime.get(RuntimeFn::IndexRegister(register)));
+                inst.set_called_function(self.runtime.unwrap().get(RuntimeFn::IndexRegister(register)));
             } else if self.readers.contains(&callee) && !callee.is_ptx_kernel() {
                 let copy = match self.remapped.get(&callee) {
                     Some(&c) => c,
@@ -168,4 +409,63 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             }
         }
     }
+}
+
+/// What a call does that needs the other threads of a block or warp (a barrier, a warp collective, a
+/// lane's identity), by the callee's name; None for anything else.
+fn thread_collective(callee: &str) -> Option<&'static str> {
+    const COLLECTIVES: [(&str, &str); 10] = [
+        ("llvm.nvvm.barrier", "waits at a barrier"),
+        ("llvm.nvvm.bar.", "waits at a barrier"),
+        ("llvm.nvvm.shfl.", "exchanges values within a warp"),
+        ("llvm.nvvm.vote.", "votes within a warp"),
+        ("llvm.nvvm.match.", "matches values within a warp"),
+        ("llvm.nvvm.redux.", "reduces within a warp"),
+        ("llvm.nvvm.activemask", "asks which lanes of its warp are active"),
+        ("llvm.nvvm.read.ptx.sreg.laneid", "reads its lane number"),
+        ("llvm.nvvm.read.ptx.sreg.warpid", "reads its warp number"),
+        ("llvm.nvvm.read.ptx.sreg.lanemask", "reads a lane mask"),
+    ];
+    COLLECTIVES.iter().find(|(prefix, _)| callee.starts_with(prefix)).map(|(_, what)| *what)
+}
+
+/// What inline assembly does that a thread run alone cannot do, or None. Arithmetic (the benchmarks'
+/// unfused floating-point operations, say) is fine; special registers, collectives and exits are not.
+fn asm_needs_threads(text: &str) -> Option<&'static str> {
+    const NEEDS: [(&str, &str); 12] = [
+        ("%tid", "reads an index register"),
+        ("%ntid", "reads an index register"),
+        ("%ctaid", "reads an index register"),
+        ("%nctaid", "reads an index register"),
+        ("%laneid", "reads its lane number"),
+        ("%warpid", "reads its warp number"),
+        ("%lanemask", "reads a lane mask"),
+        ("bar.", "waits at a barrier"),
+        ("barrier", "waits at a barrier"),
+        ("shfl", "exchanges values within a warp"),
+        ("vote", "votes within a warp"),
+        ("exit", "ends the thread"),
+    ];
+    let lower = text.to_ascii_lowercase();
+    for (needle, what) in NEEDS {
+        if lower.contains(needle) {
+            return Some(what);
+        }
+    }
+    ["match.", "redux", "activemask", "trap", "%smid", "%clock"].iter().any(|n| lower.contains(n)).then_some("uses the warp or the machine")
+}
+
+/// Whether a value is a pointer into shared memory (address space 3).
+fn is_shared_pointer(v: &BasicValueEnum) -> bool {
+    const SHARED_ADDRSPACE: u16 = 3;
+    matches!(v.get_type(), BasicTypeEnum::PointerType(p) if p.get_address_space() == SHARED_ADDRSPACE.into())
+}
+
+/// x, y, z of a linear index within dimensions `dims`: x fastest.
+fn split_index<'c>(b: &crate::llvm::Builder<'c>, linear: IntValue<'c>, dims: [IntValue<'c>; 3]) -> [IntValue<'c>; 3] {
+    let x = b.build_int_unsigned_rem(linear, dims[0], "").unwrap();
+    let rest = b.build_int_unsigned_div(linear, dims[0], "").unwrap();
+    let y = b.build_int_unsigned_rem(rest, dims[1], "").unwrap();
+    let z = b.build_int_unsigned_div(rest, dims[1], "").unwrap();
+    [x, y, z]
 }

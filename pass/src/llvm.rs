@@ -18,7 +18,7 @@ pub use inkwell::module::{Linkage, Module};
 pub use inkwell::types::{AnyType, AnyTypeEnum, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, FunctionType, StructType};
 pub use inkwell::values::{
     AnyValue, AsValueRef, BasicValue, BasicValueEnum, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue,
-    IntValue, PointerValue,
+    IntValue, Operand, PointerValue,
 };
 pub use inkwell::{AddressSpace, IntPredicate};
 
@@ -111,6 +111,7 @@ pub enum Statistic {
     UnrecognizedLaunch = 1,
     NormalizedLaunch = 2,
     AggregatedLaunch = 3,
+    SerializedLaunch = 4,
 }
 
 pub fn count(which: Statistic, n: usize) {
@@ -422,6 +423,18 @@ pub trait InstructionExt<'c>: Copy {
             basic(LLVMGetCalledValue(raw)).strip_casts().as_function()
         }
     }
+    /// The assembly text of a call of inline assembly.
+    fn inline_asm_text(self) -> Option<String> {
+        if !self.calls_inline_asm() {
+            return None;
+        }
+        let mut len = 0usize;
+        // SAFETY: the callee of a call of inline assembly is an InlineAsm value; its text belongs to it.
+        unsafe {
+            let text = LLVMGetInlineAsmAsmString(LLVMGetCalledValue(self.this().as_value_ref()), &mut len);
+            Some(String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len)).into_owned())
+        }
+    }
     /// Whether this is a call of inline assembly.
     fn calls_inline_asm(self) -> bool {
         let raw = self.this().as_value_ref();
@@ -604,6 +617,12 @@ pub trait FunctionExt<'c>: Copy {
         let n = c_string(name);
         // SAFETY: self is a function with a body; the shim returns the new function.
         function(unsafe { klap_clone_function(self.this().as_value_ref(), n.as_ptr()) }).unwrap()
+    }
+    /// Marks the function `alwaysinline` (the plugin's inliner pass runs after klap's steps).
+    fn add_inline_always(self) {
+        let cx = self.this().get_type().get_context();
+        self.this().remove_enum_attribute(AttributeLoc::Function, kind_id("noinline"));
+        self.this().add_attribute(AttributeLoc::Function, cx.create_enum_attribute(kind_id("alwaysinline"), 0));
     }
     /// Removes a function nothing uses.
     fn erase(self) {

@@ -5,7 +5,7 @@
 
 use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, RawCtx, RegisterCallbacks};
 use crate::site::{self, LaunchModel};
-use crate::transform::{aggregate, normalize, Granularity, Options};
+use crate::transform::{aggregate, normalize, serialize, Granularity, Options};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -17,18 +17,22 @@ pub const LLVM_MAJOR: &str = env!("KLAP_LLVM_MAJOR");
 pub enum Step {
     /// Every recognized launch in the canonical V2 form (transform/normalize.rs).
     Normalize,
+    /// Small children run in the launching thread (transform/serialize.rs).
+    Serialize,
     /// Launch aggregation at the chosen granularity (transform/aggregate.rs).
     Aggregate,
 }
 
 impl Step {
-    pub const PIPELINE: [Step; 2] = [Step::Normalize, Step::Aggregate];
+    pub const PIPELINE: [Step; 3] = [Step::Normalize, Step::Serialize, Step::Aggregate];
 
-    /// The step's bit in the shim's `DisabledSteps` (`-klap-disable-normalize`, `-klap-disable-aggregate`).
+    /// The step's bit in the shim's `DisabledSteps` (`-klap-disable-normalize`, `-klap-disable-serialize`,
+    /// `-klap-disable-aggregate`).
     fn bit(self) -> u32 {
         match self {
             Step::Normalize => 1,
             Step::Aggregate => 2,
+            Step::Serialize => 4,
         }
     }
 }
@@ -40,12 +44,15 @@ pub struct RawOptions {
     merge_null_stream: bool,
     skip_lone: bool,
     trace: bool,
+    serialize: bool,
     pool_bytes: u64,
     disabled_steps: u32,
+    serialize_threshold: u64,
 }
 
 impl RawOptions {
     fn options(&self) -> Options {
+        // `auto` (4): small children serialized, the rest aggregated per grid.
         let granularity = match self.granularity {
             0 => Granularity::None,
             1 => Granularity::Warp,
@@ -58,6 +65,8 @@ impl RawOptions {
             skip_lone: self.skip_lone,
             pool_bytes: self.pool_bytes,
             trace: self.trace,
+            serialize: self.serialize || self.granularity == 4,
+            serialize_threshold: self.serialize_threshold,
         }
     }
 }
@@ -71,6 +80,7 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
         let model = current.as_ref().unwrap_or(model);
         let step_changed = match step {
             Step::Normalize => normalize::run(&module, model, ctx),
+            Step::Serialize => serialize::run(&module, model, ctx, options),
             Step::Aggregate => aggregate::run(&module, model, ctx, options),
         };
         if step_changed {

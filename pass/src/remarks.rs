@@ -27,6 +27,11 @@ pub enum Remark {
     LoneLauncher,
     BlockForWarpLoop,
     WarpLoopKept,
+    Serialized,
+    SerialChildCollective,
+    SerialStreamKept,
+    SerialTooLarge,
+    SerialChildNotDefined,
 }
 
 impl Remark {
@@ -54,6 +59,11 @@ impl Remark {
             Remark::LoneLauncher => "KLAP206",
             Remark::BlockForWarpLoop => "KLAP207",
             Remark::WarpLoopKept => "KLAP208",
+            Remark::Serialized => "KLAP300",
+            Remark::SerialChildCollective => "KLAP301",
+            Remark::SerialStreamKept => "KLAP302",
+            Remark::SerialTooLarge => "KLAP303",
+            Remark::SerialChildNotDefined => "KLAP304",
         }
     }
 
@@ -76,7 +86,7 @@ impl Remark {
     pub fn kind(self) -> RemarkKind {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::WarpFallback | Remark::BlockForWarpLoop => RemarkKind::Analysis,
-            Remark::Normalized | Remark::Aggregated => RemarkKind::Passed,
+            Remark::Normalized | Remark::Aggregated | Remark::Serialized => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -85,7 +95,10 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
-            Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop => "",
+            Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::Serialized => "",
+            Remark::SerialChildCollective | Remark::SerialStreamKept | Remark::SerialTooLarge | Remark::SerialChildNotDefined => {
+                "launch not serialized: "
+            }
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
             Remark::StreamNotAggregated
             | Remark::NullStreamKept

@@ -253,6 +253,17 @@ pub fn guarded_replace<'c>(
     erase_site(site);
 }
 
+/// Replaces the launch of `site` by `new_path` everywhere (where the new path always applies). The
+/// launch's result becomes success.
+pub fn replace<'c>(module: &Module<'c>, site: &LaunchSite<'c>, new_path: impl FnOnce(&Builder<'c>)) {
+    let b = builder_before(module, site.launch);
+    new_path(&b);
+    if site.launch.has_users() {
+        site.launch.replace_uses_with(module.get_context().i32_type().const_zero());
+    }
+    erase_site(site);
+}
+
 /// Re-emits `site` in the canonical form where it is, keeping its result for its users.
 pub fn rewrite_canonical<'c>(module: &Module<'c>, entries: &CanonicalEntries<'c>, site: &LaunchSite<'c>) {
     let args = ArgValues::capture(module, site);

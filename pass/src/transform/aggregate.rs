@@ -94,7 +94,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
     };
 
-    let mut variants = ChildVariants::new(module, &runtime);
+    let mut variants = ChildVariants::new(module, Some(&runtime));
     for &k in &children {
         variants.aggregated(k, &uniform[&k]);
     }

@@ -3,6 +3,7 @@
 
 pub mod aggregate;
 pub mod normalize;
+pub mod serialize;
 
 /// The scope over which launches are aggregated.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -34,4 +35,8 @@ pub struct Options {
     pub pool_bytes: u64,
     /// Report every fallback to an unaggregated launch at run time (device printf).
     pub trace: bool,
+    /// Run a small child in the launching thread instead of launching it (transform/serialize.rs).
+    pub serialize: bool,
+    /// The most threads a child grid may have to be serialized.
+    pub serialize_threshold: u64,
 }

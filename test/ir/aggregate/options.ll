@@ -4,7 +4,7 @@
 ; RUN: not %opt -load-pass-plugin=%plugin -passes='klap<pool-mib=lots>' -disable-output %s 2>&1 | FileCheck --check-prefix=BADPOOL %s
 
 ; CHECK: @klap_pool = internal addrspace(1) global [8388608 x i8] zeroinitializer
-; BAD: klap: granularity must be none, warp, block or grid, not 'thread'
+; BAD: klap: granularity must be none, warp, block, grid or auto, not 'thread'
 ; BADPOOL: klap: pool-mib needs a positive number
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"

@@ -1,0 +1,152 @@
+//! Serialization (Olabi et al.'s thresholding; Free Launch's CKi->PTi; SPAWN's "run in the parent"): a
+//! launch whose child grid has at most `threshold` threads in all is not made; the launching thread runs
+//! every thread of the child itself, one after another, through the child's serial variant (child.rs).
+//! Where the child's size is only known at run time the choice is made at run time, and a larger child is
+//! launched as written (and then aggregated, at `auto`).
+//!
+//! Sound where running the child at the launch point is one of the schedules the launch allowed: the
+//! child's threads need nothing of each other (no barrier, no shared memory, no warp collective), and the
+//! launch is unordered with the parent's later work (NULL stream under the aggregation's assumption that
+//! the NULL-stream launches of a block need no order among themselves, or fire-and-forget; a tail launch
+//! waits for the whole parent grid, and a created stream orders it after other work: both are launched).
+
+use super::Options;
+use crate::child::ChildVariants;
+use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
+use crate::remarks::Remark;
+use crate::site::abi::Stream;
+use crate::site::ops::{builder_before, dim3_fields, entry_alloca, guarded_replace, replace, ArgValues, CanonicalEntries};
+use crate::site::{LaunchModel, LaunchSite};
+
+pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
+    if !model.nvptx || !options.serialize {
+        return false;
+    }
+    let mut variants = ChildVariants::new(module, None);
+    let entries = CanonicalEntries::get(module);
+    let mut changed = false;
+    for site in &model.sites {
+        if let Some((remark, why)) = kept(site, options, &variants) {
+            remark.emit(ctx, site.launch, &why);
+            continue;
+        }
+        let constant = constant_threads(site);
+        if constant.is_some_and(|n| n > options.serialize_threshold) {
+            Remark::SerialTooLarge.emit(
+                ctx,
+                site.launch,
+                &format!("the child grid has {} threads, more than the threshold {}", constant.unwrap(), options.serialize_threshold),
+            );
+            continue;
+        }
+        let how = match constant {
+            Some(n) => format!("its {n} threads always"),
+            None => format!("its threads when there are at most {} (checked at run time; larger ones are launched)", options.serialize_threshold),
+        };
+        Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}", site.child.name()));
+        count(Statistic::SerializedLaunch, 1);
+        serialize(module, &entries, &mut variants, site, options.serialize_threshold, constant.is_some());
+        changed = true;
+    }
+    entries.retire_replaced(module);
+    changed
+}
+
+/// Why a launch is launched rather than serialized, or None.
+fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'_, 'c>) -> Option<(Remark, String)> {
+    if site.child.is_declaration() {
+        return Some((Remark::SerialChildNotDefined, format!("@{} is defined in another translation unit", site.child.name())));
+    }
+    match site.stream {
+        Stream::FireAndForget => {}
+        Stream::Null if options.merge_null_stream => {}
+        other => {
+            return Some((
+                Remark::SerialStreamKept,
+                format!("a launch into a {} stream is ordered after other work: it is launched", other.as_str()),
+            ))
+        }
+    }
+    if let Err(why) = variants.runs_alone(site.child) {
+        return Some((Remark::SerialChildCollective, format!("the threads of @{} cannot run one by one: {why}", site.child.name())));
+    }
+    None
+}
+
+/// The child's total thread count when the launch's configuration is constant.
+fn constant_threads(site: &LaunchSite) -> Option<u64> {
+    site.grid.fields.iter().chain(&site.block.fields).try_fold(1u64, |n, f| Some(n.saturating_mul(f.as_ref()?.const_int()?)))
+}
+
+fn serialize<'c>(
+    module: &Module<'c>,
+    entries: &CanonicalEntries<'c>,
+    variants: &mut ChildVariants<'_, 'c>,
+    site: &LaunchSite<'c>,
+    threshold: u64,
+    always: bool,
+) {
+    let i64t = module.get_context().i64_type();
+    let serial = variants.serial(site.child);
+    let args = ArgValues::capture(module, site);
+    let b = builder_before(module, site.launch);
+    let dims: Vec<BasicValueEnum<'c>> = [&site.grid, &site.block].into_iter().flat_map(|d| dim3_fields(module, &b, d)).collect();
+    let run_serially = |b: &Builder<'c>| {
+        let mut call_args = child_arguments(module, site, &args, b);
+        call_args.extend(dims.iter().copied());
+        b.call(serial, &call_args);
+    };
+    if always {
+        replace(module, site, run_serially);
+        return;
+    }
+    // The constant dimensions folded into one factor, the others multiplied in at run time. After each
+    // product the count is capped just past the threshold: it cannot wrap around, whatever the grid.
+    let cap = i64t.const_int(threshold.saturating_add(1), false);
+    let capped = |v: IntValue<'c>| {
+        let over = b.build_int_compare(IntPredicate::UGT, v, cap, "").unwrap();
+        b.build_select(over, cap, v, "").unwrap().into_int_value()
+    };
+    let factor = dims.iter().filter_map(|d| d.const_int()).fold(1u64, u64::saturating_mul).min(threshold.saturating_add(1));
+    let mut total = i64t.const_int(factor, false);
+    for d in dims.iter().filter(|d| d.const_int().is_none()) {
+        let wide = b.build_int_z_extend(d.into_int_value(), i64t, "").unwrap();
+        let product = if factor == 1 && total.is_const() { wide } else { b.build_int_mul(total, wide, "").unwrap() };
+        total = capped(product);
+    }
+    let small = b.build_int_compare(IntPredicate::ULE, total, i64t.const_int(threshold, false), "").unwrap();
+    guarded_replace(module, entries, site, &args, &b, small, |b, _| run_serially(b));
+}
+
+/// The child's parameters as values at the builder: a parameter the launch writes whole with one store is
+/// that value; any other (written in parts, copied in, by value) is read from a copy of the argument bytes.
+fn child_arguments<'c>(module: &Module<'c>, site: &LaunchSite<'c>, args: &ArgValues<'c>, b: &Builder<'c>) -> Vec<BasicValueEnum<'c>> {
+    let mut buffer: Option<BasicValueEnum<'c>> = None;
+    let mut bytes = || {
+        *buffer.get_or_insert_with(|| {
+            let size = site.params.last().map_or(0, |p| p.offset + p.size).max(1);
+            let slot = entry_alloca(module, site.caller, module.byte_array_type(size), 16);
+            args.store_into(b, slot);
+            slot
+        })
+    };
+    site.params
+        .iter()
+        .map(|p| {
+            let whole = args.writes.iter().find(|&&(offset, value, _)| {
+                offset == p.offset && !p.byval && module.store_size(value.get_type()) == p.size && value.get_type() == p.ty
+            });
+            match whole {
+                Some(&(_, value, _)) => value,
+                None => {
+                    let at = b.byte_gep(bytes(), p.offset);
+                    if p.byval {
+                        at
+                    } else {
+                        b.load_aligned(p.ty, at, p.align.min(16) as u32)
+                    }
+                }
+            }
+        })
+        .collect()
+}
