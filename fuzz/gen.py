@@ -94,9 +94,10 @@ class Struct:
 class Dim:
     """A grid or block configuration: its source text and upper bounds."""
 
-    def __init__(self, text, xmax, ymax=1, zmax=1):
+    def __init__(self, text, xmax, ymax=1, zmax=1, ndim=None):
         self.text = text
         self.xmax, self.ymax, self.zmax = xmax, ymax, zmax
+        self.ndim = ndim or (3 if zmax > 1 else 2 if ymax > 1 else 1)
 
     def total(self):
         return self.xmax * self.ymax * self.zmax
@@ -338,7 +339,7 @@ class Gen:
                 parts.append("1u + %s %% %du" % (self.expr(env), d))
             else:
                 parts.append("%du" % d)
-        return Dim("dim3(%s)" % ", ".join(parts), *dims)
+        return Dim("dim3(%s)" % ", ".join(parts), *dims, ndim=shape)
 
     def dim_block(self, env, child):
         r = self.r
@@ -349,10 +350,10 @@ class Gen:
                 options.append(Dim("%d" % x, x))
         for (x, y) in ((8, 4), (16, 2), (5, 3), (32, 2), (4, 4)):
             if x * y <= cap:
-                options.append(Dim("dim3(%d, %d)" % (x, y), x, y))
+                options.append(Dim("dim3(%d, %d)" % (x, y), x, y, ndim=2))
         for (x, y, z) in ((4, 2, 2), (2, 3, 5), (8, 2, 2), (1, 1, 32), (3, 3, 3)):
             if x * y * z <= cap:
-                options.append(Dim("dim3(%d, %d, %d)" % (x, y, z), x, y, z))
+                options.append(Dim("dim3(%d, %d, %d)" % (x, y, z), x, y, z, ndim=3))
         if cap >= 96 and r.chance(0.25):
             return Dim("32u * (1u + %s %% 3u)" % self.expr(env), 96)
         if cap >= 64 and r.chance(0.1):
@@ -926,16 +927,19 @@ class Emitter:
         ps += ["%s %s" % (p.ctype(), p.name) for p in k.params]
         return "void %s(%s)" % (k.name, ", ".join(ps))
 
-    def stmts(self, stmts, depth, in_kernel):
+    def stmts(self, stmts, depth, in_kernel, ctx):
+        """Emits statements; ctx is the set of tags saying where they are (devfn, loop, branch,
+        lone), written beside each launch for fuzz/remarks.py."""
         for s in stmts:
             if isinstance(s, Launch):
-                self.launch(s, depth)
+                self.launch(s, depth, ctx)
             elif isinstance(s, If):
                 self.put(depth, "if (%s) {" % s.cond)
-                self.stmts(s.then, depth + 1, in_kernel)
+                inner = ctx | {"branch"} | ({"lone"} if s.cap and s.cap[0] == "lone" else set())
+                self.stmts(s.then, depth + 1, in_kernel, inner)
                 if s.els:
                     self.put(depth, "} else {")
-                    self.stmts(s.els, depth + 1, in_kernel)
+                    self.stmts(s.els, depth + 1, in_kernel, ctx | {"branch"})
                 self.put(depth, "}")
             elif isinstance(s, For):
                 if s.stream:
@@ -953,7 +957,7 @@ class Emitter:
                 if s.skip:
                     self.put(depth + 1, "if (%s)" % s.skip[1])
                     self.put(depth + 2, "%s;" % s.skip[0])
-                self.stmts(s.body, depth + 1, in_kernel)
+                self.stmts(s.body, depth + 1, in_kernel, ctx | {"loop"})
                 if s.form == "while":
                     self.put(depth + 1, "++%s;" % s.var)
                     self.put(depth, "}")
@@ -968,10 +972,12 @@ class Emitter:
             elif isinstance(s, Return):
                 self.put(depth, "if (%s)" % s.cond)
                 self.put(depth + 1, "return;")
+                if s.cond == "threadIdx.x != 0":
+                    ctx = ctx | {"lone"}
             elif isinstance(s, Barrier):
                 self.put(depth, "__syncthreads();")
 
-    def launch(self, s, depth):
+    def launch(self, s, depth, ctx):
         gate = s.depth_gate is not None
         if gate:
             self.put(depth, "if (depth < %d) {" % s.depth_gate)
@@ -1001,7 +1007,12 @@ class Emitter:
             config.append(smem or "0")
         if stream:
             config.append(stream)
-        self.put(depth, "%s<<<%s>>>(%s);" % (s.child.name, ", ".join(config), ", ".join(["out", "in"] + s.args)))
+        ctx = set(ctx) | ({"recursion"} if gate else set())
+        child = "rec" if s.child.group else s.child.work
+        tags = "stream=%s child=%s grid=%dd block=%dd under=%s" % (
+            s.stream, child, s.grid.ndim, s.block.ndim, ",".join(sorted(ctx)) or "-")
+        self.put(depth, "%s<<<%s>>>(%s);  // site: %s" % (s.child.name, ", ".join(config),
+                                                         ", ".join(["out", "in"] + s.args), tags))
         if s.stream == "created":
             self.put(depth, "cudaStreamDestroy(fz_s);")
         if need_block:
@@ -1096,19 +1107,36 @@ class Emitter:
         if k.work == "stride":
             put(1, "(void)h;  // a stride child's values depend on the items it covers, not on who covers them")
         self.work(k)
-        self.stmts(k.body, 1, True)
+        self.stmts(k.body, 1, True, frozenset())
         put(0, "}")
 
     def devfn(self, fn):
         self.put(0, "__device__ __noinline__ void %s(unsigned long long *out, const int *in, "
                     "unsigned long long g, unsigned v, unsigned u) {" % fn.name)
         self.put(1, "(void)in, (void)g, (void)v, (void)u;")
-        self.stmts(fn.body, 1, False)
+        self.stmts(fn.body, 1, False, frozenset({"devfn-in-loop" if fn in self.looped else "devfn"}))
         self.put(0, "}")
 
     def emit(self):
         c = self.c
         put = self.put
+        # Device functions some call reaches from inside a loop (KLAP208's case).
+        self.looped = set()
+
+        def mark(stmts, in_loop):
+            for s in stmts:
+                if isinstance(s, If):
+                    mark(s.then, in_loop)
+                    mark(s.els, in_loop)
+                elif isinstance(s, For):
+                    mark(s.body, True)
+                elif isinstance(s, Call):
+                    if in_loop:
+                        self.looped.add(s.fn)
+                    mark(s.fn.body, in_loop)
+
+        for k in c.kernels:
+            mark(k.body, False)
         put(0, "namespace %s {" % c.ns)
         put(0, "constexpr unsigned long long LOG_CAP = %du;" % max(c.log_cap, 1))
         put(0, "constexpr unsigned long long WORDS = FZ_LOG + LOG_CAP;")

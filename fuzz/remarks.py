@@ -4,7 +4,10 @@
 mode, how many sites were aggregated and why the others were left as written (docs/remarks.md).
 
 A site is a source location (file:line:column) with any klap launch remark; a site the optimizer
-copied (an unrolled loop) counts once, as aggregated if any copy was.
+copied (an unrolled loop) counts once, as aggregated if any copy was. Then, from the `// site:` tags
+fuzz/gen.py writes beside each launch (stream, child kind, grid and block dimensions, and what the
+site is under: device function, loop, branch, lone-thread condition, recursion), the share of each
+kind of site that each mode aggregated.
 
 Usage: remarks.py OUTROOT [MODE...]   (modes default to none warp block grid)
 """
@@ -21,19 +24,41 @@ LEFT = {"KLAP101", "KLAP102", "KLAP103", "KLAP104", "KLAP105", "KLAP106", "KLAP1
 
 
 def sites_of(folder):
-    """{site: set of remark IDs} over every .remarks file in folder; None if there are none."""
+    """{(source path, line, column): set of remark IDs} over every .remarks file in folder."""
     sites = {}
     files = sorted(f for f in os.listdir(folder) if f.endswith(".remarks")) if os.path.isdir(folder) else []
-    if not files:
-        return None
     for name in files:
         with open(os.path.join(folder, name), errors="replace") as f:
             for line in f:
                 m = REMARK.match(line)
                 if m:
-                    key = (os.path.basename(m.group(1)), int(m.group(2)), int(m.group(3)))
+                    key = (m.group(1), int(m.group(2)), int(m.group(3)))
                     sites.setdefault(key, set()).add(m.group(4))
     return sites
+
+
+SOURCES = {}
+
+
+def tags_of(root, site):
+    """The `// site:` tags on a site's source line, as ['stream=faf', 'under=loop', ...]."""
+    path, line, _ = site
+    if not os.path.exists(path):
+        path = os.path.join(root, "src", os.path.basename(path))
+    if path not in SOURCES:
+        try:
+            with open(path, errors="replace") as f:
+                SOURCES[path] = f.read().split("\n")
+        except OSError:
+            SOURCES[path] = []
+    lines = SOURCES[path]
+    if line > len(lines) or "// site: " not in lines[line - 1]:
+        return []
+    tags = []
+    for item in lines[line - 1].split("// site: ")[1].split():
+        key, _, value = item.partition("=")
+        tags += ["%s=%s" % (key, v) for v in value.split(",")]
+    return tags
 
 
 def main():
@@ -43,6 +68,8 @@ def main():
     root = sys.argv[1]
     modes = sys.argv[2:] or ["none", "warp", "block", "grid"]
     print("%-6s %6s %11s %6s  %s" % ("mode", "sites", "aggregated", "share", "left as written (by remark), and notes"))
+    by_tag = {}  # tag -> mode -> [aggregated, sites]
+    shown = []
     for mode in modes:
         sites = sites_of(os.path.join(root, mode))
         if not sites:
@@ -66,6 +93,20 @@ def main():
                 "%s %d" % kv for kv in sorted(notes.items()))
         share = 100.0 * aggregated / len(sites) if sites else 0.0
         print("%-6s %6d %11d %5.1f%%  %s" % (mode, len(sites), aggregated, share, detail))
+        if aggregated:
+            shown.append(mode)
+            for site, ids in sites.items():
+                for tag in tags_of(root, site):
+                    cell = by_tag.setdefault(tag, {}).setdefault(mode, [0, 0])
+                    cell[0] += "KLAP200" in ids
+                    cell[1] += 1
+    if by_tag and shown:
+        print()
+        print("aggregated / sites, by kind of site:")
+        print("%-24s" % "" + "".join("%14s" % m for m in shown))
+        for tag in sorted(by_tag):
+            row = "".join("%14s" % ("%d/%d" % tuple(by_tag[tag].get(m, [0, 0]))) for m in shown)
+            print("%-24s%s" % (tag, row))
     return 0
 
 
