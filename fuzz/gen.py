@@ -26,9 +26,14 @@ SLOT_CURSOR = W + 2   # the log's next free entry
 LOG_BASE = W + 3
 IN = 257              # input ints per case (read-only, for data-dependent decisions)
 
+# Parameter and struct member types, with weights: sizes 1 to 16 bytes, alignments 1 to 16.
+SCALAR_KINDS = [("u32", 3), ("i32", 2), ("i64", 1), ("i16", 1), ("i8", 1), ("b1", 0.5), ("f32", 1),
+                ("f64", 1), ("f2", 0.5), ("v4", 0.5)]
+# How a kernel hashes a value of each kind (fz_int for the rest).
+HASH_FN = {"f32": "fz_f32", "f64": "fz_f64", "f2": "fz_f2", "v4": "fz_v4"}
+
 MAX_LAUNCHES = 2000   # device launches per case, descendants included (the pending limit is 32768)
 MAX_LOG = 16384       # log entries per case
-
 
 
 def mix64(x):
@@ -73,14 +78,15 @@ class Rng:
 
 class Param:
     def __init__(self, kind, name, struct=None):
-        self.kind = kind      # u32 i32 i64 i16 i8 f32 f64 struct window depth extra len rep
+        self.kind = kind      # a SCALAR_KINDS kind, struct, window, depth, extra, len or rep
         self.name = name
         self.struct = struct
 
     def ctype(self):
         return {
             "u32": "unsigned", "i32": "int", "i64": "long long", "i16": "short", "i8": "char",
-            "f32": "float", "f64": "double", "window": "unsigned long long *", "depth": "int",
+            "b1": "bool", "f32": "float", "f64": "double", "f2": "float2", "v4": "int4",
+            "window": "unsigned long long *", "depth": "int",
             "extra": "unsigned", "len": "unsigned", "rep": "unsigned",
         }.get(self.kind) or self.struct.name
 
@@ -282,7 +288,7 @@ class Gen:
         if form == 1:
             return "(%s * %du + %du)" % (a, 1 + 2 * r.below(20), r.below(100))
         if form == 2:
-            return "(%s ^ %du)" % (a, r.below(1 << 16))
+            return "(%s ^ 0x%xu)" % (a, r.below(1 << 16))
         if form == 3:
             return "(%s + %s)" % (a, self.atom(env, uniform))
         return "(%s >> %du)" % (a, r.below(4))
@@ -306,6 +312,14 @@ class Gen:
             return "(float)(%s %% 4096u) * 0.25f" % e
         if k == "f64":
             return "(double)%s * 0.5 - 3.0" % e
+        if k == "b1":
+            return "(%s & 1u) != 0u" % e
+        if k == "f2":
+            return "make_float2((float)(%s %% 4096u) * 0.5f, (float)(%s %% 4096u) * 0.25f)" % (
+                e, self.expr(env, uniform))
+        if k == "v4":
+            return "make_int4((int)%s, (int)%s, (int)%s, (int)%s)" % (
+                e, self.expr(env, uniform), self.expr(env, uniform), self.expr(env, uniform))
         if k == "window":
             return "out + %s %% %du" % (e, W - WIN)
         if k == "len":
@@ -502,8 +516,7 @@ class Gen:
     # Kernels.
     def scalar_params(self, kernel, n):
         for _ in range(n):
-            kind = self.r.weighted([("u32", 3), ("i32", 2), ("i64", 1), ("i16", 1), ("i8", 1),
-                                    ("f32", 1), ("f64", 1)])
+            kind = self.r.weighted(SCALAR_KINDS)
             kernel.params.append(Param(kind, self.fresh("p")))
         if self.c.structs and self.r.chance(0.4):
             kernel.params.insert(self.r.below(len(kernel.params) + 1),
@@ -543,8 +556,7 @@ class Gen:
         for _ in range(r.below(3)):
             members = []
             for _ in range(2 + r.below(4)):
-                members.append((r.weighted([("u32", 2), ("i32", 2), ("i64", 1), ("i16", 1), ("i8", 1),
-                                            ("f32", 1), ("f64", 1)]),
+                members.append((r.weighted(SCALAR_KINDS),
                                 self.fresh("m"), 1 if r.chance(0.8) else 2 + r.below(3)))
             c.structs.append(Struct(self.fresh("S"), members))
 
@@ -819,6 +831,11 @@ __device__ __forceinline__ void fz_log(unsigned long long *out, unsigned long lo
 __device__ __forceinline__ unsigned long long fz_f32(float f) { return __float_as_uint(f); }
 __device__ __forceinline__ unsigned long long fz_f64(double d) { return (unsigned long long)__double_as_longlong(d); }
 __device__ __forceinline__ unsigned long long fz_int(long long v) { return (unsigned long long)v; }
+__device__ __forceinline__ unsigned long long fz_f2(float2 f) { return fz_f32(f.x) | fz_f32(f.y) << 32; }
+__device__ __forceinline__ unsigned long long fz_v4(int4 v) {
+  return fz_mix(((unsigned)v.x | (unsigned long long)(unsigned)v.y << 32) ^
+                fz_mix((unsigned)v.z | (unsigned long long)(unsigned)v.w << 32));
+}
 
 struct FzCtx {
   unsigned long long *out;  // device, the largest case's words
@@ -897,10 +914,8 @@ class Emitter:
 
     def hash_param(self, p):
         k = p.kind
-        if k in ("f32",):
-            return "fz_f32(%s)" % p.name
-        if k == "f64":
-            return "fz_f64(%s)" % p.name
+        if k in HASH_FN:
+            return "%s(%s)" % (HASH_FN[k], p.name)
         if k == "struct":
             return "hash_%s(%s)" % (p.struct.name, p.name)
         if k == "window":
@@ -916,7 +931,7 @@ class Emitter:
         self.put(0, "__device__ __noinline__ unsigned long long hash_%s(const %s &s) {" % (s.name, s.name))
         self.put(1, "unsigned long long h = 0x%xull;" % (mix64(len(s.members)) & 0xFFFFFFFF))
         for kind, name, count in s.members:
-            fn = {"f32": "fz_f32", "f64": "fz_f64"}.get(kind, "fz_int")
+            fn = HASH_FN.get(kind, "fz_int")
             for j in range(count):
                 self.put(1, "h = fz_mix(h ^ %s(s.%s%s));" % (fn, name, "[%d]" % j if count > 1 else ""))
         self.put(1, "return h;")
