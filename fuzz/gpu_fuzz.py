@@ -161,6 +161,7 @@ def main():
             for mode in modes:
                 path = os.path.join(args.root, mode, prog)
                 runs = []
+                start = time.time()
                 for _ in range(args.repeat):
                     if not os.path.exists(path):
                         runs.append({i: "MISSING" for i in range(counts[prog])})
@@ -168,8 +169,9 @@ def main():
                     runs.append(run_program(path, counts[prog], args.timeout, args.case_timeout, log))
                 results[mode][prog] = runs
                 bad = sum(1 for i in range(counts[prog]) if not is_checksum(runs[0].get(i, "")))
-                print("%-6s %-16s %d cases%s" % (mode, prog, counts[prog],
-                                                 ", %d without a checksum" % bad if bad else ""), flush=True)
+                print("%-6s %-16s %d cases, %.1f s%s" % (mode, prog, counts[prog], time.time() - start,
+                                                         ", %d without a checksum" % bad if bad else ""),
+                      flush=True)
 
     total = sum(counts.values())
     same = {m: 0 for m in modes[1:]}
