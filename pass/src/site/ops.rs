@@ -112,7 +112,9 @@ pub fn dim3_type<'c>(module: &Module<'c>) -> StructType<'c> {
     })
 }
 
-/// The dim3 as a value at the builder's position: from its known fields, else loaded from memory.
+/// The dim3 as a value at the builder's position: from its known fields, else loaded from memory where
+/// the launch protocol reads it (V2: at the parameter-buffer call, which dominates every place a
+/// transformation emits the launch; V1: at the launch, where the builder is).
 pub fn dim3_value<'c>(module: &Module<'c>, b: &Builder<'c>, dim: &Dim3<'c>) -> BasicValueEnum<'c> {
     if dim.form == DimForm::Value {
         return dim.operand;
@@ -125,7 +127,10 @@ pub fn dim3_value<'c>(module: &Module<'c>, b: &Builder<'c>, dim: &Dim3<'c>) -> B
         }
         return v.into();
     }
-    b.load_aligned(ty.into(), dim.operand, 4)
+    match dim.read_before_launch {
+        Some(reader) => builder_before(module, reader).load_aligned(ty.into(), dim.operand, 4),
+        None => b.load_aligned(ty.into(), dim.operand, 4),
+    }
 }
 
 /// x, y, z of a dim3 as i32 values at the builder's position.

@@ -57,8 +57,8 @@ impl<'c> Recognizer<'_, 'c> {
         if !self.kernels.contains(&child) && !child.is_declaration() {
             return reject(Remark::NotAKernel, format!("@{} is launched but is not a kernel", child.name()));
         }
-        let grid = self.dim3(grid.0, grid.1)?;
-        let block = self.dim3(block.0, block.1)?;
+        let grid = self.dim3(grid.0, grid.1, launch)?;
+        let block = self.dim3(block.0, block.1, launch)?;
         let (params, layout_size) = param_layout(self.module, child);
         if abi == Abi::V1 {
             if let Some(size) = buffer_args[1].const_int() {
@@ -94,18 +94,19 @@ impl<'c> Recognizer<'_, 'c> {
         })
     }
 
-    fn dim3(&self, call: InstructionValue<'c>, index: u32) -> Result<Dim3<'c>, Rejection> {
+    fn dim3(&self, call: InstructionValue<'c>, index: u32, launch: InstructionValue<'c>) -> Result<Dim3<'c>, Rejection> {
         let operand = call.call_args()[index as usize];
+        let read_before_launch = (call != launch).then_some(call);
         match operand.get_type() {
             BasicTypeEnum::PointerType(_) => {
                 if !call.call_arg_is_byval(index) {
                     return reject(Remark::BadSignature, "a dim3 is passed as a pointer without byval");
                 }
-                Ok(Dim3 { operand, form: DimForm::Byval, fields: fields_in_memory(self.module, operand, call) })
+                Ok(Dim3 { operand, form: DimForm::Byval, fields: fields_in_memory(self.module, operand, call), read_before_launch })
             }
             BasicTypeEnum::StructType(s) if s.count_fields() == 3 => {
                 let fields = [0, 1, 2].map(|i| struct_field(self.module, operand, i));
-                Ok(Dim3 { operand, form: DimForm::Value, fields })
+                Ok(Dim3 { operand, form: DimForm::Value, fields, read_before_launch })
             }
             other => reject(Remark::BadSignature, format!("a dim3 of type {}", super::type_ir(other))),
         }
