@@ -45,7 +45,9 @@ extern "C" {
     fn klap_lone_launcher(ctx: *mut RawCtx, inst: LLVMValueRef) -> bool;
     fn klap_remark(ctx: *mut RawCtx, kind: u32, inst: LLVMValueRef, id: *const c_char, msg: *const c_char);
     fn klap_count(which: u32, n: u32);
-    fn klap_strip_constant_offsets(ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
+    fn klap_strip_constant_offsets(module: LLVMModuleRef, ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
+    fn klap_underlying_object(ptr: LLVMValueRef) -> LLVMValueRef;
+    fn klap_may_write(ctx: *mut RawCtx, inst: LLVMValueRef, ptr: LLVMValueRef, size: u64) -> bool;
     fn klap_operand_string(v: LLVMValueRef) -> *mut c_char;
     fn klap_split_if_then(cond: LLVMValueRef, before: LLVMValueRef) -> LLVMValueRef;
     fn klap_errs(s: *const c_char, n: usize);
@@ -150,6 +152,11 @@ impl Ctx {
     pub fn lone_launcher(self, inst: InstructionValue) -> bool {
         // SAFETY: inst is an instruction of this module.
         unsafe { klap_lone_launcher(self.0, inst.as_value_ref()) }
+    }
+    /// Whether `inst` may write any of the `size` bytes at `ptr` (LLVM's alias analysis).
+    pub fn may_write(self, inst: InstructionValue, ptr: BasicValueEnum, size: u64) -> bool {
+        // SAFETY: inst is an instruction of this module and ptr a pointer value of it.
+        unsafe { klap_may_write(self.0, inst.as_value_ref(), ptr.as_value_ref(), size) }
     }
     pub fn remark(self, kind: RemarkKind, inst: InstructionValue, id: &str, msg: &str) {
         let (id, msg) = (c_string(id), c_string(msg));
@@ -292,12 +299,18 @@ pub trait ValueExt<'c>: AsValueRef + Copy {
             }
         }
     }
-    /// The base pointer and constant byte offset of a pointer value (through GEPs and casts).
-    fn base_and_offset(self) -> (BasicValueEnum<'c>, i64) {
+    /// The base pointer and constant byte offset of a pointer value of `module` (through GEPs and
+    /// casts, constant expressions included: the offsets are the module's data layout's).
+    fn base_and_offset(self, module: &Module<'c>) -> (BasicValueEnum<'c>, i64) {
         let mut off = 0i64;
-        // SAFETY: the shim only reads the value.
-        let base = unsafe { klap_strip_constant_offsets(self.as_value_ref(), &mut off) };
+        // SAFETY: the shim only reads the value and the module's data layout.
+        let base = unsafe { klap_strip_constant_offsets(module.as_mut_ptr(), self.as_value_ref(), &mut off) };
         (basic(base), off)
+    }
+    /// The object a pointer value points into (an alloca, a global, an argument, a call's result...).
+    fn underlying_object(self) -> BasicValueEnum<'c> {
+        // SAFETY: the shim only reads the value.
+        basic(unsafe { klap_underlying_object(self.as_value_ref()) })
     }
     /// The initializer of a constant global variable.
     fn constant_global_initializer(self) -> Option<BasicValueEnum<'c>> {

@@ -332,8 +332,7 @@ fn erase_dead_address(ptr: BasicValueEnum) {
 
 /// Removes an alloca that is only written (and marked by lifetime intrinsics), with those writes.
 fn erase_dead_stack_object(ptr: BasicValueEnum) {
-    let (base, _) = ptr.base_and_offset();
-    let Some(base) = base.instruction_of(InstructionOpcode::Alloca) else { return };
+    let Some(base) = ptr.underlying_object().instruction_of(InstructionOpcode::Alloca) else { return };
     let mut dead = Vec::new();
     let mut work = vec![base];
     while let Some(p) = work.pop() {
