@@ -684,6 +684,45 @@ pub trait ModuleExt<'c> {
         }
         out
     }
+    /// The strings of the one-string nodes of named metadata `name` (`!name = !{!{!"a"}, !{!"b"}}`).
+    fn named_metadata_strings(&self, name: &str) -> Vec<String> {
+        let m = self.this().as_mut_ptr();
+        let name = c_string(name);
+        let mut out = Vec::new();
+        // SAFETY: reading named metadata operands into buffers of the reported sizes.
+        unsafe {
+            let n = LLVMGetNamedMetadataNumOperands(m, name.as_ptr());
+            let mut nodes: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); n as usize];
+            if n > 0 {
+                LLVMGetNamedMetadataOperands(m, name.as_ptr(), nodes.as_mut_ptr());
+            }
+            for node in nodes {
+                if LLVMGetMDNodeNumOperands(node) != 1 {
+                    continue;
+                }
+                let mut op: LLVMValueRef = std::ptr::null_mut();
+                LLVMGetMDNodeOperands(node, &mut op);
+                let mut len = 0u32;
+                let text = if op.is_null() { std::ptr::null() } else { LLVMGetMDString(op, &mut len) };
+                if !text.is_null() {
+                    out.push(String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len as usize)).into_owned());
+                }
+            }
+        }
+        out
+    }
+    /// Adds `!{!"value"}` to named metadata `name`.
+    fn add_named_metadata_string(&self, name: &str, value: &str) {
+        let m = self.this().as_mut_ptr();
+        let name = c_string(name);
+        // SAFETY: metadata created in the module's context and added to one of its named nodes.
+        unsafe {
+            let cx = LLVMGetModuleContext(m);
+            let mut text = LLVMMDStringInContext2(cx, value.as_ptr() as *const c_char, value.len());
+            let node = LLVMMDNodeInContext2(cx, &mut text, 1);
+            LLVMAddNamedMetadataOperand(m, name.as_ptr(), LLVMMetadataAsValue(cx, node));
+        }
+    }
     fn store_size(&self, ty: impl AnyType<'c>) -> u64 {
         // SAFETY: ty is a sized type of this module's context; the data layout belongs to the module.
         unsafe { LLVMStoreSizeOfType(LLVMGetModuleDataLayout(self.this().as_mut_ptr()), ty.as_type_ref()) }

@@ -3,7 +3,8 @@
 //! functions. This is the only module that knows every step: the pipeline runs them in order, each
 //! with a switch of its own (`-klap-disable-<step>`).
 
-use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, RawCtx, RegisterCallbacks};
+use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, ModuleExt, RawCtx, RegisterCallbacks};
+use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
 use crate::transform::{aggregate, normalize, Granularity, Options};
 use std::ffi::{c_char, c_void};
@@ -31,7 +32,21 @@ impl Step {
             Step::Aggregate => 2,
         }
     }
+
+    /// What a step that must not run twice on one module records in its `!klap.transformed` named
+    /// metadata once it changed the module. Aggregating again would aggregate the fallback launches of
+    /// the first run and link a second runtime with a pool of its own; normalizing again finds every
+    /// launch in the canonical form already.
+    fn mark(self) -> Option<&'static str> {
+        match self {
+            Step::Normalize => None,
+            Step::Aggregate => Some("aggregate"),
+        }
+    }
 }
+
+/// The named metadata in which a module records the klap steps that transformed it.
+const TRANSFORMED_METADATA: &str = "klap.transformed";
 
 /// The options as the shim passes them (KlapOptions in shim/klap_shim.cpp: same fields, same order).
 #[repr(C)]
@@ -67,13 +82,23 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
     let module = ctx.module();
     let mut changed = false;
     let mut current: Option<LaunchModel<'static>> = None;
+    let done = module.named_metadata_strings(TRANSFORMED_METADATA);
     for step in Step::PIPELINE.into_iter().filter(|s| disabled_steps & s.bit() == 0) {
         let model = current.as_ref().unwrap_or(model);
+        if let Some(mark) = step.mark().filter(|m| done.iter().any(|d| d == m)) {
+            if let Some(first) = model.sites.first() {
+                Remark::AlreadyTransformed.emit(ctx, first.launch, &format!("klap's {mark} step transformed this module already: it is skipped"));
+            }
+            continue;
+        }
         let step_changed = match step {
             Step::Normalize => normalize::run(&module, model, ctx),
             Step::Aggregate => aggregate::run(&module, model, ctx, options),
         };
         if step_changed {
+            if let Some(mark) = step.mark() {
+                module.add_named_metadata_string(TRANSFORMED_METADATA, mark);
+            }
             changed = true;
             ctx.invalidate_analyses();
             current = Some(site::analyze_quietly(&module, ctx));

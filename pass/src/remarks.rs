@@ -27,6 +27,7 @@ pub enum Remark {
     LoneLauncher,
     BlockForWarpLoop,
     WarpLoopKept,
+    AlreadyTransformed,
 }
 
 impl Remark {
@@ -54,6 +55,7 @@ impl Remark {
             Remark::LoneLauncher => "KLAP206",
             Remark::BlockForWarpLoop => "KLAP207",
             Remark::WarpLoopKept => "KLAP208",
+            Remark::AlreadyTransformed => "KLAP210",
         }
     }
 
@@ -75,7 +77,11 @@ impl Remark {
 
     pub fn kind(self) -> RemarkKind {
         match self {
-            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::WarpFallback | Remark::BlockForWarpLoop => RemarkKind::Analysis,
+            Remark::Recognized
+            | Remark::LaunchInDeviceFunction
+            | Remark::WarpFallback
+            | Remark::BlockForWarpLoop
+            | Remark::AlreadyTransformed => RemarkKind::Analysis,
             Remark::Normalized | Remark::Aggregated => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
@@ -85,7 +91,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
-            Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop => "",
+            Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed => "",
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
             Remark::StreamNotAggregated
             | Remark::NullStreamKept
