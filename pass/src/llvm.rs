@@ -13,7 +13,8 @@
 
 pub use inkwell::basic_block::BasicBlock;
 pub use inkwell::builder::Builder;
-pub use inkwell::context::ContextRef;
+pub use inkwell::context::{Context, ContextRef};
+pub use inkwell::memory_buffer::MemoryBuffer;
 pub use inkwell::module::{Linkage, Module};
 pub use inkwell::types::{AnyType, AnyTypeEnum, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, FunctionType, StructType};
 pub use inkwell::values::{

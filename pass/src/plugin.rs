@@ -78,7 +78,8 @@ impl RawOptions {
 }
 
 /// Runs the enabled steps in order. A step sees the model of the module as the previous steps left it.
-pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, disabled_steps: u32) -> bool {
+/// A step that fails ends the pipeline (the module may have been changed by the steps before it).
+pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, disabled_steps: u32) -> Result<bool, String> {
     let module = ctx.module();
     let mut changed = false;
     let mut current: Option<LaunchModel<'static>> = None;
@@ -93,7 +94,7 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
         }
         let step_changed = match step {
             Step::Normalize => normalize::run(&module, model, ctx),
-            Step::Aggregate => aggregate::run(&module, model, ctx, options),
+            Step::Aggregate => aggregate::run(&module, model, ctx, options)?,
         };
         if step_changed {
             if let Some(mark) = step.mark() {
@@ -104,7 +105,7 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
             current = Some(site::analyze_quietly(&module, ctx));
         }
     }
-    changed
+    Ok(changed)
 }
 
 /// What an entry point returns to the shim: 0 unchanged, 1 changed, -1 failed (message in `error`).
@@ -221,11 +222,13 @@ pub extern "C" fn klap_rust_run(model: *mut c_void, ctx: *mut RawCtx, options: *
     }
     guarded("the klap pipeline", || {
         let raw = handle_ref::<RawOptions>(options as *mut c_void);
-        let changed = run_pipeline(Ctx::from_shim(ctx), handle_ref(model), &raw.options(), raw.disabled_steps);
-        if changed {
-            CHANGED
-        } else {
-            UNCHANGED
+        match run_pipeline(Ctx::from_shim(ctx), handle_ref(model), &raw.options(), raw.disabled_steps) {
+            Ok(true) => CHANGED,
+            Ok(false) => UNCHANGED,
+            Err(e) => {
+                write_errs(&format!("klap: error: {e}\n"));
+                FAILED
+            }
         }
     })
 }

@@ -23,7 +23,7 @@
 use super::{Granularity, Options};
 use crate::child::{ChildVariants, Variant, VariantKind};
 use crate::llvm::{
-    count, write_errs, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
+    count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
     InstructionValue, Module, Statistic,
 };
 use crate::remarks::Remark;
@@ -69,9 +69,10 @@ fn lone(site: &LaunchSite, options: &Options) -> Option<(Remark, String)> {
     })
 }
 
-pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
+/// Fails, with the module unchanged, when the device runtime cannot be used.
+pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> Result<bool, String> {
     if !model.nvptx || options.granularity == Granularity::None {
-        return false;
+        return Ok(false);
     }
     let mut children: Vec<FunctionValue<'c>> = Vec::new();
     for site in &model.sites {
@@ -82,17 +83,11 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
     }
     if children.is_empty() {
-        return false;
+        return Ok(false);
     }
     let eligible: Vec<&LaunchSite> = model.sites.iter().filter(|s| ineligible(s, options).is_none()).collect();
     let uniform = uniform::analyze(module, &eligible, &children);
-    let runtime = match Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace }) {
-        Ok(r) => r,
-        Err(e) => {
-            write_errs(&format!("klap: error: {e}\n"));
-            return false;
-        }
-    };
+    let runtime = Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace })?;
 
     let mut variants = ChildVariants::new(module, &runtime);
     for &k in &children {
@@ -195,7 +190,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     }
     entries.retire_replaced(module);
     runtime.retire_unused(module);
-    true
+    Ok(true)
 }
 
 fn aggregated_message<'c>(module: &Module<'c>, site: &LaunchSite<'c>, variant: &Variant<'c>, g: Granularity) -> String {
