@@ -169,3 +169,20 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         }
     }
 }
+
+/// Where `kernel`'s code may read an index register that its variants cannot remap, and how: a variant
+/// remaps the read intrinsics of the kernel and of the functions it calls directly, but inline assembly
+/// that names an index register, or a call through a pointer that may reach a function reading one,
+/// would read the physical registers.
+pub fn unremappable_index_read<'c>(calls: &CallGraph<'c>, kernel: FunctionValue<'c>) -> Option<(InstructionValue<'c>, String)> {
+    let in_asm = |i: InstructionValue<'c>| i.inline_asm_text().and_then(|text| IndexRegister::named_in_asm(&text));
+    let reads = |i: InstructionValue<'c>| in_asm(i).is_some() || i.called_function().is_some_and(|f| IndexRegister::read_by(&f.name()).is_some());
+    let through_pointer = calls.pointer_may_call_any(&calls.functions_reaching(reads));
+    let found = calls.find_reached(kernel, |i| in_asm(i).is_some() || (through_pointer && i.calls_through_pointer()))?;
+    let at = found.function().name();
+    let why = match in_asm(found) {
+        Some(register) => format!("@{at} reads %{register} in inline assembly"),
+        None => format!("@{at} makes a call through a pointer that may reach a function reading an index register"),
+    };
+    Some((found, why))
+}

@@ -442,6 +442,35 @@ pub trait InstructionExt<'c>: Copy {
         // SAFETY: dynamic type tests on a call and its callee operand.
         unsafe { !LLVMIsACallInst(raw).is_null() && !LLVMIsAInlineAsm(LLVMGetCalledValue(raw)).is_null() }
     }
+    /// The assembly text of a call of inline assembly (`mov.u32 $0, %ctaid.x;`).
+    fn inline_asm_text(self) -> Option<String> {
+        if !self.calls_inline_asm() {
+            return None;
+        }
+        let mut len = 0usize;
+        // SAFETY: the callee of a call of inline assembly is an InlineAsm value; LLVM owns the text.
+        unsafe {
+            let text = LLVMGetInlineAsmAsmString(LLVMGetCalledValue(self.this().as_value_ref()), &mut len);
+            Some(String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len)).into_owned())
+        }
+    }
+    /// Whether this is a call through a pointer (neither a function nor inline assembly is called).
+    fn calls_through_pointer(self) -> bool {
+        let raw = self.this().as_value_ref();
+        // SAFETY: dynamic type test.
+        let is_call = unsafe { !LLVMIsACallInst(raw).is_null() };
+        is_call && self.called_function().is_none() && !self.calls_inline_asm()
+    }
+    /// Whether this is a call marked `noreturn` (at the call or on the called function).
+    fn is_noreturn_call(self) -> bool {
+        let raw = self.this().as_value_ref();
+        // SAFETY: dynamic type test, then an attribute lookup on the call site.
+        let at_call = unsafe {
+            !LLVMIsACallInst(raw).is_null()
+                && !LLVMGetCallSiteEnumAttribute(raw, inkwell::llvm_sys::LLVMAttributeFunctionIndex, kind_id("noreturn")).is_null()
+        };
+        at_call || self.called_function().is_some_and(|f| f.get_enum_attribute(AttributeLoc::Function, kind_id("noreturn")).is_some())
+    }
     fn call_args(self) -> Vec<BasicValueEnum<'c>> {
         let raw = self.this().as_value_ref();
         // SAFETY: self is a call; its argument operands come first.

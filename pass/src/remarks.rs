@@ -28,6 +28,8 @@ pub enum Remark {
     BlockForWarpLoop,
     WarpLoopKept,
     AlreadyTransformed,
+    IndexReadNotRemapped,
+    ThreadEndWithoutReturn,
 }
 
 impl Remark {
@@ -56,6 +58,8 @@ impl Remark {
             Remark::BlockForWarpLoop => "KLAP207",
             Remark::WarpLoopKept => "KLAP208",
             Remark::AlreadyTransformed => "KLAP210",
+            Remark::IndexReadNotRemapped => "KLAP211",
+            Remark::ThreadEndWithoutReturn => "KLAP212",
         }
     }
 
@@ -98,7 +102,9 @@ impl Remark {
             | Remark::ChildNotDefined
             | Remark::WarpWithTail
             | Remark::LoneLauncher
-            | Remark::WarpLoopKept => {
+            | Remark::WarpLoopKept
+            | Remark::IndexReadNotRemapped
+            | Remark::ThreadEndWithoutReturn => {
                 "launch not aggregated: "
             }
             _ => "launch left unchanged: ",

@@ -52,6 +52,19 @@ impl IndexRegister {
         let rest = intrinsic.strip_prefix("llvm.nvvm.read.ptx.sreg.")?;
         Self::all().into_iter().map(|(r, _)| r).find(|r| rest == format!("{}.{}", r.register, r.dimension))
     }
+    /// The index register (`tid`, `ntid`, `ctaid`, `nctaid`) that PTX assembly text names, if any:
+    /// `%ctaid.x`, or the vector `%tid`.
+    pub fn named_in_asm(text: &str) -> Option<&'static str> {
+        let mut names: Vec<&'static str> = Self::all().into_iter().map(|(r, _)| r.register).collect();
+        names.dedup();
+        names.into_iter().find(|name| {
+            let pattern = format!("%{name}");
+            text.match_indices(&pattern).any(|(at, _)| {
+                let next = text[at + pattern.len()..].chars().next();
+                !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            })
+        })
+    }
     pub fn intrinsic(self) -> String {
         format!("llvm.nvvm.read.ptx.sreg.{}.{}", self.register, self.dimension)
     }
@@ -290,5 +303,13 @@ mod tests {
         assert_eq!(ctaid_y.accessor(), "__klap_ctaid_y");
         assert_eq!(all.iter().find(|(r, _)| *r == ctaid_y).unwrap().1, RegisterScope::Block);
         assert!(IndexRegister::read_by("llvm.nvvm.read.ptx.sreg.laneid").is_none());
+    }
+
+    #[test]
+    fn index_registers_in_assembly() {
+        assert_eq!(IndexRegister::named_in_asm("mov.u32 $0, %ctaid.x;"), Some("ctaid"));
+        assert_eq!(IndexRegister::named_in_asm("mov.v4.u32 {$0, $1, $2, $3}, %ntid;"), Some("ntid"));
+        assert_eq!(IndexRegister::named_in_asm("mov.u32 $0, %laneid;"), None);
+        assert_eq!(IndexRegister::named_in_asm("mov.u32 $0, %tidy;"), None);
     }
 }
