@@ -33,15 +33,30 @@ impl Step {
         }
     }
 
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Normalize => "normalize",
+            Step::Aggregate => "aggregate",
+        }
+    }
+
     /// What a step that must not run twice on one module records in its `!klap.transformed` named
-    /// metadata once it changed the module. Aggregating again would aggregate the fallback launches of
-    /// the first run and link a second runtime with a pool of its own; normalizing again finds every
-    /// launch in the canonical form already.
+    /// metadata once it changed the module (its name). Aggregating again would aggregate the fallback
+    /// launches of the first run and link a second runtime with a pool of its own; normalizing again
+    /// finds every launch in the canonical form already.
     fn mark(self) -> Option<&'static str> {
         match self {
             Step::Normalize => None,
-            Step::Aggregate => Some("aggregate"),
+            Step::Aggregate => Some(self.name()),
         }
+    }
+}
+
+/// A developer's hook: `KLAP_INJECT_PANIC=<what>` (a step's name, or `analysis`) makes that part of
+/// klap panic, so that a test can see a panic become an LLVM error instead of aborting opt or clang.
+fn inject_panic(what: &str) {
+    if std::env::var("KLAP_INJECT_PANIC").is_ok_and(|v| v == what) {
+        panic!("injected by KLAP_INJECT_PANIC={what}");
     }
 }
 
@@ -92,6 +107,7 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
             }
             continue;
         }
+        inject_panic(step.name());
         let step_changed = match step {
             Step::Normalize => normalize::run(&module, model, ctx),
             Step::Aggregate => aggregate::run(&module, model, ctx, options)?,
@@ -181,6 +197,7 @@ pub extern "C" fn klap_rust_analyze(ctx: *mut RawCtx) -> *mut c_void {
     let mut handle = std::ptr::null_mut();
     guarded("the launch analysis", || {
         let ctx = Ctx::from_shim(ctx);
+        inject_panic("analysis");
         handle = into_handle(Box::new(site::analyze(&ctx.module(), ctx)));
         UNCHANGED
     });
