@@ -40,6 +40,14 @@ impl Step {
         }
     }
 
+    /// Whether the step has anything to do with these options (aggregation at granularity none has not).
+    fn acts(self, options: &Options) -> bool {
+        match self {
+            Step::Normalize => true,
+            Step::Aggregate => options.granularity != Granularity::None,
+        }
+    }
+
     /// What a step that must not run twice on one module records in its `!klap.transformed` named
     /// metadata once it changed the module (its name). Aggregating again would aggregate the fallback
     /// launches of the first run and link a second runtime with a pool of its own; normalizing again
@@ -99,7 +107,7 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
     let mut changed = false;
     let mut current: Option<LaunchModel<'static>> = None;
     let done = module.named_metadata_strings(TRANSFORMED_METADATA);
-    for step in Step::PIPELINE.into_iter().filter(|s| disabled_steps & s.bit() == 0) {
+    for step in Step::PIPELINE.into_iter().filter(|s| disabled_steps & s.bit() == 0 && s.acts(options)) {
         let model = current.as_ref().unwrap_or(model);
         if let Some(mark) = step.mark().filter(|m| done.iter().any(|d| d == m)) {
             if let Some(first) = model.sites.first() {

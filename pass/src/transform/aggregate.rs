@@ -156,7 +156,8 @@ fn lone(site: &LaunchSite, options: &Options) -> Option<(Remark, String)> {
     })
 }
 
-/// Fails, with the module unchanged, when the device runtime cannot be used.
+/// Fails when the device runtime cannot be used (one that does not pass its check leaves the module
+/// unchanged).
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> Result<bool, String> {
     if !model.nvptx || options.granularity == Granularity::None {
         return Ok(false);
