@@ -57,9 +57,10 @@ inline void check_device_launch_errors() {
 }
 
 // Plain CDP keeps every child launch pending in a fixed buffer (no overflow pool in CDP2): size it for the most
-// launches that can be in flight at once.
+// launches that can be in flight at once, with room to spare (join's 1,048,576 launches failed with
+// cudaErrorLaunchPendingCountExceeded under a limit of exactly that many, on an H100).
 inline void reserve_device_launches(size_t n) {
-  CK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, std::max<size_t>(n, 2048)));
+  CK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, std::max<size_t>(n + n / 4, 2048)));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

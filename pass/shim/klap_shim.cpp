@@ -4,11 +4,13 @@
 // these functions through pass/src/ffi.rs only.
 #include "llvm-c/Core.h"
 #include "llvm/ADT/Statistic.h"
+#include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/UniformityAnalysis.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -79,7 +81,7 @@ static cl::opt<bool> SerializeOpt("klap-serialize",
                                   cl::init(false));
 
 // Chosen by measurement on the GPU: see BENCHMARKS.md (the threshold sweep).
-static constexpr unsigned DefaultSerializeThreshold = 256;
+static constexpr unsigned DefaultSerializeThreshold = 32;
 
 static cl::opt<unsigned> SerializeThresholdOpt("klap-serialize-threshold",
                                                cl::desc("The most threads a child grid may have to be serialized"),
@@ -502,19 +504,27 @@ void klap_count(unsigned Which, unsigned N) {
   }
 }
 
-// Returns the base pointer of P and the constant byte offset from it (through GEPs and casts).
-LLVMValueRef klap_strip_constant_offsets(LLVMValueRef P, int64_t *Offset) {
+// Returns the base pointer of P and the constant byte offset from it, through GEPs and casts, instructions
+// and constant expressions alike (`getelementptr (i8, ptr @g, i64 4)` is @g + 4).
+LLVMValueRef klap_strip_constant_offsets(LLVMModuleRef M, LLVMValueRef P, int64_t *Offset) {
+  const DataLayout &DL = unwrap(M)->getDataLayout();
   Value *V = unwrap(P);
-  auto *Parent = isa<Instruction>(V) ? cast<Instruction>(V)->getModule() : nullptr;
-  if (!Parent) {
-    *Offset = 0;
-    return wrap(V->stripPointerCasts());
-  }
-  const DataLayout &DL = Parent->getDataLayout();
   APInt Off(DL.getIndexTypeSizeInBits(V->getType()), 0);
   Value *Base = V->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
   *Offset = Off.getSExtValue();
   return wrap(Base);
+}
+
+// The object P points into (LLVM's getUnderlyingObject: through GEPs, casts and the like).
+LLVMValueRef klap_underlying_object(LLVMValueRef P) { return wrap(getUnderlyingObject(unwrap(P))); }
+
+// Whether I may write any of the Size bytes at Ptr, as LLVM's alias analysis sees it.
+bool klap_may_write(KlapCtx *C, LLVMValueRef I, LLVMValueRef Ptr, uint64_t Size) {
+  auto *Inst = unwrap<Instruction>(I);
+  if (!Inst->mayWriteToMemory())
+    return false;
+  auto &AA = C->FAM.getResult<AAManager>(*Inst->getFunction());
+  return isModSet(AA.getModRefInfo(Inst, MemoryLocation(unwrap(Ptr), LocationSize::precise(Size))));
 }
 
 // The value as it is written as an operand in textual IR (%7, @k, i32 3 without the type).

@@ -118,12 +118,13 @@ impl<'c> CallGraph<'c> {
 
     /// The defined functions that call a function `direct` accepts, directly or through their callees.
     pub fn functions_calling(&self, direct: impl Fn(FunctionValue<'c>) -> bool) -> HashSet<FunctionValue<'c>> {
-        let mut found: HashSet<FunctionValue<'c>> = self
-            .defined
-            .iter()
-            .copied()
-            .filter(|f| f.instructions().into_iter().filter_map(|i| i.called_function()).any(&direct))
-            .collect();
+        self.functions_reaching(|i| i.called_function().is_some_and(&direct))
+    }
+
+    /// The defined functions with an instruction `direct` accepts, or whose calls may reach one.
+    pub fn functions_reaching(&self, direct: impl Fn(InstructionValue<'c>) -> bool) -> HashSet<FunctionValue<'c>> {
+        let mut found: HashSet<FunctionValue<'c>> =
+            self.defined.iter().copied().filter(|f| f.instructions().into_iter().any(&direct)).collect();
         loop {
             let before = found.len();
             for &f in &self.defined {
@@ -135,6 +136,24 @@ impl<'c> CallGraph<'c> {
                 return found;
             }
         }
+    }
+
+    /// Whether a call through a pointer may reach one of `functions` (a defined function whose address
+    /// is taken).
+    pub fn pointer_may_call_any(&self, functions: &HashSet<FunctionValue<'c>>) -> bool {
+        self.address_taken.iter().any(|f| functions.contains(f))
+    }
+
+    /// The first instruction that `found` accepts in `from` or in a function its calls may reach.
+    pub fn find_reached(&self, from: FunctionValue<'c>, found: impl Fn(InstructionValue<'c>) -> bool) -> Option<InstructionValue<'c>> {
+        self.reachable_from(from).into_iter().filter(|f| !f.is_declaration()).flat_map(|f| f.instructions()).find(|&i| found(i))
+    }
+
+    /// A way a thread running `from` can end other than by returning from it, if there is one: in it or
+    /// in a function its calls may reach, a call that does not return and does not abort the grid
+    /// (see [`ends_thread`]).
+    pub fn thread_end_without_return(&self, from: FunctionValue<'c>) -> Option<InstructionValue<'c>> {
+        self.find_reached(from, ends_thread)
     }
 
     /// Sets of defined functions that call each other (or themselves), each in module order.
@@ -170,4 +189,36 @@ pub fn recursive_sets<'c>(
         .collect();
     sets.sort();
     sets.into_iter().map(|s| s.into_iter().map(|i| nodes[i]).collect()).collect()
+}
+
+/// Calls after which the grid does not go on: LLVM's trap intrinsics, CUDA's failed assertion, and
+/// PTX's `trap` in assembly abort the grid with an error, and no launch of it runs, transformed or not.
+fn aborts_grid(call: InstructionValue) -> bool {
+    if let Some(text) = call.inline_asm_text() {
+        return ptx_words(&text).any(|w| w == "trap") && !ptx_words(&text).any(|w| w == "exit");
+    }
+    call.called_function().is_some_and(|f| matches!(f.name().as_str(), "llvm.trap" | "llvm.ubsantrap" | "__assertfail"))
+}
+
+/// The words of PTX assembly text (instruction names, operands, labels), without punctuation.
+fn ptx_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$' || c == '%'))
+}
+
+/// Whether `inst` can end the thread without returning, where the grid goes on: PTX's `exit` (in
+/// assembly, or `llvm.nvvm.exit`); a call of a function marked `noreturn` (what it runs is not known to
+/// end in a trap); a call of a function followed by `unreachable` (it does not return in any valid
+/// execution). An `unreachable` after anything else is never reached by a valid execution, and a call
+/// that aborts the grid ([`aborts_grid`]) leaves nothing to complete.
+pub fn ends_thread(inst: InstructionValue) -> bool {
+    if inst.get_opcode() != InstructionOpcode::Call || aborts_grid(inst) {
+        return false;
+    }
+    if let Some(text) = inst.inline_asm_text() {
+        return ptx_words(&text).any(|w| w == "exit");
+    }
+    if let Some(intrinsic) = inst.called_function().map(|f| f.name()).filter(|n| n.starts_with("llvm.")) {
+        return intrinsic == "llvm.nvvm.exit";
+    }
+    inst.is_noreturn_call() || inst.get_next_instruction().is_some_and(|next| next.get_opcode() == InstructionOpcode::Unreachable)
 }

@@ -169,6 +169,10 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// Whether each thread of `kernel` can run alone, one after another in one thread: nothing in it or
     /// in what it calls waits for, or talks to, another thread of its block or warp. Else why not.
     pub fn runs_alone(&self, kernel: FunctionValue<'c>) -> Result<(), String> {
+        // Run in the parent, an exit would end the parent's thread.
+        if let Some(end) = self.calls.thread_end_without_return(kernel) {
+            return Err(format!("it can end its thread without returning (in @{})", end.function().name()));
+        }
         for f in self.calls.reachable_from(kernel) {
             let within = if f == kernel { String::new() } else { format!(" (in @{}, which it calls)", f.name()) };
             if self.calls.calls_indirectly(f) {
@@ -193,6 +197,41 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             }
         }
         Ok(())
+    }
+
+    /// The parameter that bounds `kernel`'s working threads, when its entry is a one-dimensional guard:
+    /// `if (blockIdx.x * blockDim.x + threadIdx.x < n) { ... }` or `if (... >= n) return;`. Threads at or
+    /// past n (linear, in a one-dimensional grid of one-dimensional blocks) do nothing. Returns the index
+    /// of n among the parameters and whether the comparison is signed.
+    pub fn guard_bound(&self, kernel: FunctionValue<'c>) -> Option<(u32, bool)> {
+        let branch = kernel.entry_block().get_terminator()?;
+        if branch.get_opcode() != InstructionOpcode::Br || branch.get_num_operands() != 3 {
+            return None;
+        }
+        // A conditional branch's operands: the condition, the false successor, the true successor.
+        let cond = branch.operand(0).instruction_of(InstructionOpcode::ICmp)?;
+        let successor = |i: u32| match branch.get_operand(i) {
+            Some(crate::llvm::Operand::Block(b)) => Some(b),
+            _ => None,
+        };
+        let (on_false, on_true) = (successor(1)?, successor(2)?);
+        let (a, b) = (cond.operand(0), cond.operand(1));
+        use IntPredicate::*;
+        // Normalized to "x < n works": (signed, the successor the threads past n take).
+        let (n, signed, exit) = match cond.get_icmp_predicate()? {
+            SLT if is_linear_x(a) => (b, true, on_false),
+            ULT if is_linear_x(a) => (b, false, on_false),
+            SGT if is_linear_x(b) => (a, true, on_false),
+            UGT if is_linear_x(b) => (a, false, on_false),
+            SGE if is_linear_x(a) => (b, true, on_true),
+            UGE if is_linear_x(a) => (b, false, on_true),
+            SLE if is_linear_x(b) => (a, true, on_true),
+            ULE if is_linear_x(b) => (a, false, on_true),
+            _ => return None,
+        };
+        let only_returns = exit.get_first_instruction().is_some_and(|i| i.get_opcode() == InstructionOpcode::Return);
+        let (f, index) = n.as_param()?;
+        (only_returns && f == kernel && n.get_type().is_int_type()).then_some((index, signed))
     }
 
     /// The code of one thread of `kernel` as a device function (callers check [`Self::runs_alone`]).
@@ -322,11 +361,15 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let n = kernel.count_params() as usize;
         let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_params().iter().map(|p| p.get_type().into()).collect();
         types.extend((0..6).map(|_| BasicMetadataTypeEnum::from(i32t)));
+        // The threads past the first `limit` (linear, x fastest) do nothing (the child's guard): not run.
+        types.push(cx.i64_type().into());
         let f = module.add_function(&format!("{}__klap_serial", kernel.name()), cx.void_type().fn_type(&types, false), Some(Linkage::Internal));
         f.add_inline_always();
         let p: Vec<BasicValueEnum<'c>> = f.get_params();
         let dim = |i: usize| p[n + i].into_int_value();
         let (grid, block) = ([dim(0), dim(1), dim(2)], [dim(3), dim(4), dim(5)]);
+        let limit = p[n + 6].into_int_value();
+        let i64t = cx.i64_type();
         let entry = cx.append_basic_block(f, "entry");
         let blocks_head = cx.append_basic_block(f, "blocks");
         let threads_head = cx.append_basic_block(f, "threads");
@@ -344,16 +387,25 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         };
         let nblocks = product(grid);
         let nthreads = product(block);
+        let nthreads64 = b.build_int_z_extend(nthreads, i64t, "").unwrap();
         b.build_unconditional_branch(blocks_head).unwrap();
 
         b.position_at_end(blocks_head);
         let blk = b.build_phi(i32t, "blk").unwrap();
-        let more_blocks = b.build_int_compare(IntPredicate::ULT, blk.as_basic_value().into_int_value(), nblocks, "").unwrap();
+        let blk64 = b.build_int_z_extend(blk.as_basic_value().into_int_value(), i64t, "").unwrap();
+        let base = b.build_int_mul(blk64, nthreads64, "").unwrap();
+        let blocks_left = b.build_int_compare(IntPredicate::ULT, blk.as_basic_value().into_int_value(), nblocks, "").unwrap();
+        let below_limit = b.build_int_compare(IntPredicate::ULT, base, limit, "").unwrap();
+        let more_blocks = b.build_and(blocks_left, below_limit, "").unwrap();
         b.build_conditional_branch(more_blocks, threads_head, exit).unwrap();
 
         b.position_at_end(threads_head);
         let t = b.build_phi(i32t, "t").unwrap();
-        let more_threads = b.build_int_compare(IntPredicate::ULT, t.as_basic_value().into_int_value(), nthreads, "").unwrap();
+        let t64 = b.build_int_z_extend(t.as_basic_value().into_int_value(), i64t, "").unwrap();
+        let linear = b.build_int_add(base, t64, "").unwrap();
+        let threads_left = b.build_int_compare(IntPredicate::ULT, t.as_basic_value().into_int_value(), nthreads, "").unwrap();
+        let thread_below_limit = b.build_int_compare(IntPredicate::ULT, linear, limit, "").unwrap();
+        let more_threads = b.build_and(threads_left, thread_below_limit, "").unwrap();
         b.build_conditional_branch(more_threads, thread_body, block_next).unwrap();
 
         b.position_at_end(thread_body);
@@ -461,6 +513,29 @@ fn is_shared_pointer(v: &BasicValueEnum) -> bool {
     matches!(v.get_type(), BasicTypeEnum::PointerType(p) if p.get_address_space() == SHARED_ADDRSPACE.into())
 }
 
+/// Whether `v` is `blockIdx.x * blockDim.x + threadIdx.x` (either operand order, possibly widened).
+fn is_linear_x<'c>(v: BasicValueEnum<'c>) -> bool {
+    let reads = |v: BasicValueEnum<'c>, register: &str| {
+        v.instruction_of(InstructionOpcode::Call)
+            .and_then(|c| c.called_function())
+            .is_some_and(|f| f.name() == format!("llvm.nvvm.read.ptx.sreg.{register}.x"))
+    };
+    let narrow = |v: BasicValueEnum<'c>| -> BasicValueEnum<'c> { match v.as_instruction() {
+        Some(i) if matches!(i.get_opcode(), InstructionOpcode::ZExt | InstructionOpcode::SExt) => i.operand(0),
+        _ => v,
+    } };
+    let v = narrow(v);
+    let Some(add) = v.instruction_of(InstructionOpcode::Add) else { return false };
+    let (p, q) = (narrow(add.operand(0)), narrow(add.operand(1)));
+    let is_block_base = |m: BasicValueEnum<'c>| {
+        m.instruction_of(InstructionOpcode::Mul).is_some_and(|m| {
+            let (x, y) = (narrow(m.operand(0)), narrow(m.operand(1)));
+            (reads(x, "ctaid") && reads(y, "ntid")) || (reads(x, "ntid") && reads(y, "ctaid"))
+        })
+    };
+    (reads(p, "tid") && is_block_base(q)) || (reads(q, "tid") && is_block_base(p))
+}
+
 /// x, y, z of a linear index within dimensions `dims`: x fastest.
 fn split_index<'c>(b: &crate::llvm::Builder<'c>, linear: IntValue<'c>, dims: [IntValue<'c>; 3]) -> [IntValue<'c>; 3] {
     let x = b.build_int_unsigned_rem(linear, dims[0], "").unwrap();
@@ -468,4 +543,21 @@ fn split_index<'c>(b: &crate::llvm::Builder<'c>, linear: IntValue<'c>, dims: [In
     let y = b.build_int_unsigned_rem(rest, dims[1], "").unwrap();
     let z = b.build_int_unsigned_div(rest, dims[1], "").unwrap();
     [x, y, z]
+}
+
+/// Where `kernel`'s code may read an index register that its variants cannot remap, and how: a variant
+/// remaps the read intrinsics of the kernel and of the functions it calls directly, but inline assembly
+/// that names an index register, or a call through a pointer that may reach a function reading one,
+/// would read the physical registers.
+pub fn unremappable_index_read<'c>(calls: &CallGraph<'c>, kernel: FunctionValue<'c>) -> Option<(InstructionValue<'c>, String)> {
+    let in_asm = |i: InstructionValue<'c>| i.inline_asm_text().and_then(|text| IndexRegister::named_in_asm(&text));
+    let reads = |i: InstructionValue<'c>| in_asm(i).is_some() || i.called_function().is_some_and(|f| IndexRegister::read_by(&f.name()).is_some());
+    let through_pointer = calls.pointer_may_call_any(&calls.functions_reaching(reads));
+    let found = calls.find_reached(kernel, |i| in_asm(i).is_some() || (through_pointer && i.calls_through_pointer()))?;
+    let at = found.function().name();
+    let why = match in_asm(found) {
+        Some(register) => format!("@{at} reads %{register} in inline assembly"),
+        None => format!("@{at} makes a call through a pointer that may reach a function reading an index register"),
+    };
+    Some((found, why))
 }

@@ -13,7 +13,8 @@
 
 pub use inkwell::basic_block::BasicBlock;
 pub use inkwell::builder::Builder;
-pub use inkwell::context::ContextRef;
+pub use inkwell::context::{Context, ContextRef};
+pub use inkwell::memory_buffer::MemoryBuffer;
 pub use inkwell::module::{Linkage, Module};
 pub use inkwell::types::{AnyType, AnyTypeEnum, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, FunctionType, StructType};
 pub use inkwell::values::{
@@ -45,7 +46,9 @@ extern "C" {
     fn klap_lone_launcher(ctx: *mut RawCtx, inst: LLVMValueRef) -> bool;
     fn klap_remark(ctx: *mut RawCtx, kind: u32, inst: LLVMValueRef, id: *const c_char, msg: *const c_char);
     fn klap_count(which: u32, n: u32);
-    fn klap_strip_constant_offsets(ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
+    fn klap_strip_constant_offsets(module: LLVMModuleRef, ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
+    fn klap_underlying_object(ptr: LLVMValueRef) -> LLVMValueRef;
+    fn klap_may_write(ctx: *mut RawCtx, inst: LLVMValueRef, ptr: LLVMValueRef, size: u64) -> bool;
     fn klap_operand_string(v: LLVMValueRef) -> *mut c_char;
     fn klap_split_if_then(cond: LLVMValueRef, before: LLVMValueRef) -> LLVMValueRef;
     fn klap_errs(s: *const c_char, n: usize);
@@ -151,6 +154,11 @@ impl Ctx {
     pub fn lone_launcher(self, inst: InstructionValue) -> bool {
         // SAFETY: inst is an instruction of this module.
         unsafe { klap_lone_launcher(self.0, inst.as_value_ref()) }
+    }
+    /// Whether `inst` may write any of the `size` bytes at `ptr` (LLVM's alias analysis).
+    pub fn may_write(self, inst: InstructionValue, ptr: BasicValueEnum, size: u64) -> bool {
+        // SAFETY: inst is an instruction of this module and ptr a pointer value of it.
+        unsafe { klap_may_write(self.0, inst.as_value_ref(), ptr.as_value_ref(), size) }
     }
     pub fn remark(self, kind: RemarkKind, inst: InstructionValue, id: &str, msg: &str) {
         let (id, msg) = (c_string(id), c_string(msg));
@@ -293,12 +301,18 @@ pub trait ValueExt<'c>: AsValueRef + Copy {
             }
         }
     }
-    /// The base pointer and constant byte offset of a pointer value (through GEPs and casts).
-    fn base_and_offset(self) -> (BasicValueEnum<'c>, i64) {
+    /// The base pointer and constant byte offset of a pointer value of `module` (through GEPs and
+    /// casts, constant expressions included: the offsets are the module's data layout's).
+    fn base_and_offset(self, module: &Module<'c>) -> (BasicValueEnum<'c>, i64) {
         let mut off = 0i64;
-        // SAFETY: the shim only reads the value.
-        let base = unsafe { klap_strip_constant_offsets(self.as_value_ref(), &mut off) };
+        // SAFETY: the shim only reads the value and the module's data layout.
+        let base = unsafe { klap_strip_constant_offsets(module.as_mut_ptr(), self.as_value_ref(), &mut off) };
         (basic(base), off)
+    }
+    /// The object a pointer value points into (an alloca, a global, an argument, a call's result...).
+    fn underlying_object(self) -> BasicValueEnum<'c> {
+        // SAFETY: the shim only reads the value.
+        basic(unsafe { klap_underlying_object(self.as_value_ref()) })
     }
     /// The initializer of a constant global variable.
     fn constant_global_initializer(self) -> Option<BasicValueEnum<'c>> {
@@ -423,23 +437,40 @@ pub trait InstructionExt<'c>: Copy {
             basic(LLVMGetCalledValue(raw)).strip_casts().as_function()
         }
     }
-    /// The assembly text of a call of inline assembly.
-    fn inline_asm_text(self) -> Option<String> {
-        if !self.calls_inline_asm() {
-            return None;
-        }
-        let mut len = 0usize;
-        // SAFETY: the callee of a call of inline assembly is an InlineAsm value; its text belongs to it.
-        unsafe {
-            let text = LLVMGetInlineAsmAsmString(LLVMGetCalledValue(self.this().as_value_ref()), &mut len);
-            Some(String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len)).into_owned())
-        }
-    }
     /// Whether this is a call of inline assembly.
     fn calls_inline_asm(self) -> bool {
         let raw = self.this().as_value_ref();
         // SAFETY: dynamic type tests on a call and its callee operand.
         unsafe { !LLVMIsACallInst(raw).is_null() && !LLVMIsAInlineAsm(LLVMGetCalledValue(raw)).is_null() }
+    }
+    /// The assembly text of a call of inline assembly (`mov.u32 $0, %ctaid.x;`).
+    fn inline_asm_text(self) -> Option<String> {
+        if !self.calls_inline_asm() {
+            return None;
+        }
+        let mut len = 0usize;
+        // SAFETY: the callee of a call of inline assembly is an InlineAsm value; LLVM owns the text.
+        unsafe {
+            let text = LLVMGetInlineAsmAsmString(LLVMGetCalledValue(self.this().as_value_ref()), &mut len);
+            Some(String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len)).into_owned())
+        }
+    }
+    /// Whether this is a call through a pointer (neither a function nor inline assembly is called).
+    fn calls_through_pointer(self) -> bool {
+        let raw = self.this().as_value_ref();
+        // SAFETY: dynamic type test.
+        let is_call = unsafe { !LLVMIsACallInst(raw).is_null() };
+        is_call && self.called_function().is_none() && !self.calls_inline_asm()
+    }
+    /// Whether this is a call marked `noreturn` (at the call or on the called function).
+    fn is_noreturn_call(self) -> bool {
+        let raw = self.this().as_value_ref();
+        // SAFETY: dynamic type test, then an attribute lookup on the call site.
+        let at_call = unsafe {
+            !LLVMIsACallInst(raw).is_null()
+                && !LLVMGetCallSiteEnumAttribute(raw, inkwell::llvm_sys::LLVMAttributeFunctionIndex, kind_id("noreturn")).is_null()
+        };
+        at_call || self.called_function().is_some_and(|f| f.get_enum_attribute(AttributeLoc::Function, kind_id("noreturn")).is_some())
     }
     fn call_args(self) -> Vec<BasicValueEnum<'c>> {
         let raw = self.this().as_value_ref();
@@ -689,6 +720,45 @@ pub trait ModuleExt<'c> {
             }
         }
         out
+    }
+    /// The strings of the one-string nodes of named metadata `name` (`!name = !{!{!"a"}, !{!"b"}}`).
+    fn named_metadata_strings(&self, name: &str) -> Vec<String> {
+        let m = self.this().as_mut_ptr();
+        let name = c_string(name);
+        let mut out = Vec::new();
+        // SAFETY: reading named metadata operands into buffers of the reported sizes.
+        unsafe {
+            let n = LLVMGetNamedMetadataNumOperands(m, name.as_ptr());
+            let mut nodes: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); n as usize];
+            if n > 0 {
+                LLVMGetNamedMetadataOperands(m, name.as_ptr(), nodes.as_mut_ptr());
+            }
+            for node in nodes {
+                if LLVMGetMDNodeNumOperands(node) != 1 {
+                    continue;
+                }
+                let mut op: LLVMValueRef = std::ptr::null_mut();
+                LLVMGetMDNodeOperands(node, &mut op);
+                let mut len = 0u32;
+                let text = if op.is_null() { std::ptr::null() } else { LLVMGetMDString(op, &mut len) };
+                if !text.is_null() {
+                    out.push(String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len as usize)).into_owned());
+                }
+            }
+        }
+        out
+    }
+    /// Adds `!{!"value"}` to named metadata `name`.
+    fn add_named_metadata_string(&self, name: &str, value: &str) {
+        let m = self.this().as_mut_ptr();
+        let name = c_string(name);
+        // SAFETY: metadata created in the module's context and added to one of its named nodes.
+        unsafe {
+            let cx = LLVMGetModuleContext(m);
+            let mut text = LLVMMDStringInContext2(cx, value.as_ptr() as *const c_char, value.len());
+            let node = LLVMMDNodeInContext2(cx, &mut text, 1);
+            LLVMAddNamedMetadataOperand(m, name.as_ptr(), LLVMMetadataAsValue(cx, node));
+        }
     }
     fn store_size(&self, ty: impl AnyType<'c>) -> u64 {
         // SAFETY: ty is a sized type of this module's context; the data layout belongs to the module.

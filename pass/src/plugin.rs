@@ -3,7 +3,8 @@
 //! functions. This is the only module that knows every step: the pipeline runs them in order, each
 //! with a switch of its own (`-klap-disable-<step>`).
 
-use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, RawCtx, RegisterCallbacks};
+use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, ModuleExt, RawCtx, RegisterCallbacks};
+use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
 use crate::transform::{aggregate, normalize, serialize, Granularity, Options};
 use std::ffi::{c_char, c_void};
@@ -35,7 +36,47 @@ impl Step {
             Step::Serialize => 4,
         }
     }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Normalize => "normalize",
+            Step::Serialize => "serialize",
+            Step::Aggregate => "aggregate",
+        }
+    }
+
+    /// Whether the step has anything to do with these options (aggregation at granularity none has not).
+    fn acts(self, options: &Options) -> bool {
+        match self {
+            Step::Normalize => true,
+            Step::Serialize => options.serialize,
+            Step::Aggregate => options.granularity != Granularity::None,
+        }
+    }
+
+    /// What a step that must not run twice on one module records in its `!klap.transformed` named
+    /// metadata once it changed the module (its name). Aggregating again would aggregate the fallback
+    /// launches of the first run and link a second runtime with a pool of its own; normalizing again
+    /// finds every launch in the canonical form already.
+    fn mark(self) -> Option<&'static str> {
+        match self {
+            Step::Normalize => None,
+            // Serializing again would serialize the fallback launches of the first run once more.
+            Step::Serialize | Step::Aggregate => Some(self.name()),
+        }
+    }
 }
+
+/// A developer's hook: `KLAP_INJECT_PANIC=<what>` (a step's name, or `analysis`) makes that part of
+/// klap panic, so that a test can see a panic become an LLVM error instead of aborting opt or clang.
+fn inject_panic(what: &str) {
+    if std::env::var("KLAP_INJECT_PANIC").is_ok_and(|v| v == what) {
+        panic!("injected by KLAP_INJECT_PANIC={what}");
+    }
+}
+
+/// The named metadata in which a module records the klap steps that transformed it.
+const TRANSFORMED_METADATA: &str = "klap.transformed";
 
 /// The options as the shim passes them (KlapOptions in shim/klap_shim.cpp: same fields, same order).
 #[repr(C)]
@@ -72,24 +113,36 @@ impl RawOptions {
 }
 
 /// Runs the enabled steps in order. A step sees the model of the module as the previous steps left it.
-pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, disabled_steps: u32) -> bool {
+/// A step that fails ends the pipeline (the module may have been changed by the steps before it).
+pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, disabled_steps: u32) -> Result<bool, String> {
     let module = ctx.module();
     let mut changed = false;
     let mut current: Option<LaunchModel<'static>> = None;
-    for step in Step::PIPELINE.into_iter().filter(|s| disabled_steps & s.bit() == 0) {
+    let done = module.named_metadata_strings(TRANSFORMED_METADATA);
+    for step in Step::PIPELINE.into_iter().filter(|s| disabled_steps & s.bit() == 0 && s.acts(options)) {
         let model = current.as_ref().unwrap_or(model);
+        if let Some(mark) = step.mark().filter(|m| done.iter().any(|d| d == m)) {
+            if let Some(first) = model.sites.first() {
+                Remark::AlreadyTransformed.emit(ctx, first.launch, &format!("klap's {mark} step transformed this module already: it is skipped"));
+            }
+            continue;
+        }
+        inject_panic(step.name());
         let step_changed = match step {
             Step::Normalize => normalize::run(&module, model, ctx),
             Step::Serialize => serialize::run(&module, model, ctx, options),
-            Step::Aggregate => aggregate::run(&module, model, ctx, options),
+            Step::Aggregate => aggregate::run(&module, model, ctx, options)?,
         };
         if step_changed {
+            if let Some(mark) = step.mark() {
+                module.add_named_metadata_string(TRANSFORMED_METADATA, mark);
+            }
             changed = true;
             ctx.invalidate_analyses();
             current = Some(site::analyze_quietly(&module, ctx));
         }
     }
-    changed
+    Ok(changed)
 }
 
 /// What an entry point returns to the shim: 0 unchanged, 1 changed, -1 failed (message in `error`).
@@ -165,6 +218,7 @@ pub extern "C" fn klap_rust_analyze(ctx: *mut RawCtx) -> *mut c_void {
     let mut handle = std::ptr::null_mut();
     guarded("the launch analysis", || {
         let ctx = Ctx::from_shim(ctx);
+        inject_panic("analysis");
         handle = into_handle(Box::new(site::analyze(&ctx.module(), ctx)));
         UNCHANGED
     });
@@ -206,11 +260,13 @@ pub extern "C" fn klap_rust_run(model: *mut c_void, ctx: *mut RawCtx, options: *
     }
     guarded("the klap pipeline", || {
         let raw = handle_ref::<RawOptions>(options as *mut c_void);
-        let changed = run_pipeline(Ctx::from_shim(ctx), handle_ref(model), &raw.options(), raw.disabled_steps);
-        if changed {
-            CHANGED
-        } else {
-            UNCHANGED
+        match run_pipeline(Ctx::from_shim(ctx), handle_ref(model), &raw.options(), raw.disabled_steps) {
+            Ok(true) => CHANGED,
+            Ok(false) => UNCHANGED,
+            Err(e) => {
+                write_errs(&format!("klap: error: {e}\n"));
+                FAILED
+            }
         }
     })
 }

@@ -32,6 +32,9 @@ pub enum Remark {
     SerialStreamKept,
     SerialTooLarge,
     SerialChildNotDefined,
+    AlreadyTransformed,
+    IndexReadNotRemapped,
+    ThreadEndWithoutReturn,
 }
 
 impl Remark {
@@ -64,6 +67,9 @@ impl Remark {
             Remark::SerialStreamKept => "KLAP302",
             Remark::SerialTooLarge => "KLAP303",
             Remark::SerialChildNotDefined => "KLAP304",
+            Remark::AlreadyTransformed => "KLAP210",
+            Remark::IndexReadNotRemapped => "KLAP211",
+            Remark::ThreadEndWithoutReturn => "KLAP212",
         }
     }
 
@@ -85,7 +91,11 @@ impl Remark {
 
     pub fn kind(self) -> RemarkKind {
         match self {
-            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::WarpFallback | Remark::BlockForWarpLoop => RemarkKind::Analysis,
+            Remark::Recognized
+            | Remark::LaunchInDeviceFunction
+            | Remark::WarpFallback
+            | Remark::BlockForWarpLoop
+            | Remark::AlreadyTransformed => RemarkKind::Analysis,
             Remark::Normalized | Remark::Aggregated | Remark::Serialized => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
@@ -95,7 +105,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
-            Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::Serialized => "",
+            Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::SerialChildCollective | Remark::SerialStreamKept | Remark::SerialTooLarge | Remark::SerialChildNotDefined => {
                 "launch not serialized: "
             }
@@ -105,7 +115,9 @@ impl Remark {
             | Remark::ChildNotDefined
             | Remark::WarpWithTail
             | Remark::LoneLauncher
-            | Remark::WarpLoopKept => {
+            | Remark::WarpLoopKept
+            | Remark::IndexReadNotRemapped
+            | Remark::ThreadEndWithoutReturn => {
                 "launch not aggregated: "
             }
             _ => "launch left unchanged: ",

@@ -4,9 +4,10 @@
 //! table hands out the linked functions. A unit test checks the table against the compiled bitcode.
 
 use crate::llvm::{
-    AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, ContextRef, FunctionExt, FunctionType, FunctionValue, Linkage, Module,
-    ModuleExt, ValueExt,
+    AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, Context, ContextRef, FunctionExt, FunctionType, FunctionValue, Linkage,
+    MemoryBuffer, Module, ModuleExt, ValueExt,
 };
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 pub static RUNTIME_BITCODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/klap_rt.bc"));
@@ -50,6 +51,19 @@ impl IndexRegister {
     pub fn read_by(intrinsic: &str) -> Option<IndexRegister> {
         let rest = intrinsic.strip_prefix("llvm.nvvm.read.ptx.sreg.")?;
         Self::all().into_iter().map(|(r, _)| r).find(|r| rest == format!("{}.{}", r.register, r.dimension))
+    }
+    /// The index register (`tid`, `ntid`, `ctaid`, `nctaid`) that PTX assembly text names, if any:
+    /// `%ctaid.x`, or the vector `%tid`.
+    pub fn named_in_asm(text: &str) -> Option<&'static str> {
+        let mut names: Vec<&'static str> = Self::all().into_iter().map(|(r, _)| r.register).collect();
+        names.dedup();
+        names.into_iter().find(|name| {
+            let pattern = format!("%{name}");
+            text.match_indices(&pattern).any(|(at, _)| {
+                let next = text[at + pattern.len()..].chars().next();
+                !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+            })
+        })
     }
     pub fn intrinsic(self) -> String {
         format!("llvm.nvvm.read.ptx.sreg.{}.{}", self.register, self.dimension)
@@ -170,20 +184,15 @@ pub struct Runtime<'c> {
 impl<'c> Runtime<'c> {
     /// Declares the entry points a transformation may call, defines the runtime's settings, links the
     /// runtime (only what the module uses) and returns the table of linked functions.
+    /// The runtime is checked first: a runtime that cannot be used leaves the module unchanged.
     pub fn link(module: &Module<'c>, settings: &Settings) -> Result<Runtime<'c>, String> {
+        let bitcode = runtime_bitcode()?;
         let cx = module.get_context();
         for f in RuntimeFn::all() {
             module.get_or_declare(&f.name(), f.signature(cx));
         }
         let globals = define_settings(module, settings);
-        // A developer's hook for trying runtime changes without rebuilding the plugin.
-        let replacement = std::env::var_os("KLAP_RUNTIME_BITCODE").map(std::fs::read);
-        let bitcode = match &replacement {
-            Some(Ok(bytes)) => bytes.as_slice(),
-            Some(Err(e)) => return Err(format!("KLAP_RUNTIME_BITCODE: {e}")),
-            None => RUNTIME_BITCODE,
-        };
-        module.link_runtime(bitcode)?;
+        module.link_runtime(&bitcode)?;
         // Each translation unit keeps its own pool, like the runtime it linked.
         for g in globals {
             g.set_linkage(Linkage::Internal);
@@ -214,6 +223,40 @@ impl<'c> Runtime<'c> {
     }
 }
 
+/// The device runtime to link: the one built into the plugin, or the file `KLAP_RUNTIME_BITCODE` names
+/// (a developer's hook for trying runtime changes without rebuilding the plugin), once it is checked.
+fn runtime_bitcode() -> Result<Cow<'static, [u8]>, String> {
+    let (bitcode, source) = match std::env::var_os("KLAP_RUNTIME_BITCODE") {
+        Some(path) => {
+            let source = format!("KLAP_RUNTIME_BITCODE={}", path.to_string_lossy());
+            let bytes = std::fs::read(&path).map_err(|e| format!("{source}: {e}"))?;
+            (Cow::Owned(bytes), source)
+        }
+        None => (Cow::Borrowed(RUNTIME_BITCODE), "the device runtime built into klap".to_string()),
+    };
+    check_runtime(&bitcode).map_err(|e| format!("{source}: {e}"))?;
+    Ok(bitcode)
+}
+
+/// Whether `bitcode` is a device runtime klap can link: it parses, and it defines every entry point of
+/// the table with the table's signature.
+pub fn check_runtime(bitcode: &[u8]) -> Result<(), String> {
+    let context = Context::create();
+    let buffer = MemoryBuffer::create_from_memory_range(bitcode, "klap_rt.bc");
+    let module = Module::parse_bitcode_from_buffer(&buffer, &context).map_err(|e| format!("not LLVM bitcode klap can read: {}", e.to_string_lossy()))?;
+    for f in RuntimeFn::all() {
+        let Some(defined) = module.get_function(&f.name()).filter(|d| !d.is_declaration()) else {
+            return Err(format!("the runtime does not define {}", f.name()));
+        };
+        let want = f.signature(module.get_context()).print_to_string().to_string();
+        let have = defined.get_type().print_to_string().to_string();
+        if have != want {
+            return Err(format!("the runtime defines {} as {have}, klap calls it as {want}", f.name()));
+        }
+    }
+    Ok(())
+}
+
 /// The runtime's settings as globals: the pool it hands records out of, `klap_pool`, its size
 /// `klap_pool_bytes`, and `klap_trace`. External until the runtime is linked against them.
 fn define_settings<'c>(module: &Module<'c>, settings: &Settings) -> Vec<crate::llvm::GlobalValue<'c>> {
@@ -238,22 +281,18 @@ fn define_settings<'c>(module: &Module<'c>, settings: &Settings) -> Vec<crate::l
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inkwell::context::Context;
-    use inkwell::memory_buffer::MemoryBuffer;
 
     /// Every entry point of the table is defined by the compiled runtime with the table's signature.
     #[test]
     fn table_matches_runtime_bitcode() {
-        let context = Context::create();
-        let buffer = MemoryBuffer::create_from_memory_range(RUNTIME_BITCODE, "klap_rt.bc");
-        let module = Module::parse_bitcode_from_buffer(&buffer, &context).expect("the runtime bitcode parses");
-        for f in RuntimeFn::all() {
-            let defined = module.get_function(&f.name()).unwrap_or_else(|| panic!("runtime lacks {}", f.name()));
-            assert!(!defined.is_declaration(), "{} is only declared", f.name());
-            let want = f.signature(module.get_context()).print_to_string().to_string();
-            let have = defined.get_type().print_to_string().to_string();
-            assert_eq!(have, want, "signature of {}", f.name());
-        }
+        check_runtime(RUNTIME_BITCODE).unwrap();
+    }
+
+    #[test]
+    fn corrupt_runtime_is_refused() {
+        let mut cut = RUNTIME_BITCODE.to_vec();
+        cut.truncate(cut.len() / 2);
+        assert!(check_runtime(&cut).unwrap_err().contains("not LLVM bitcode"));
     }
 
     #[test]
@@ -264,5 +303,13 @@ mod tests {
         assert_eq!(ctaid_y.accessor(), "__klap_ctaid_y");
         assert_eq!(all.iter().find(|(r, _)| *r == ctaid_y).unwrap().1, RegisterScope::Block);
         assert!(IndexRegister::read_by("llvm.nvvm.read.ptx.sreg.laneid").is_none());
+    }
+
+    #[test]
+    fn index_registers_in_assembly() {
+        assert_eq!(IndexRegister::named_in_asm("mov.u32 $0, %ctaid.x;"), Some("ctaid"));
+        assert_eq!(IndexRegister::named_in_asm("mov.v4.u32 {$0, $1, $2, $3}, %ntid;"), Some("ntid"));
+        assert_eq!(IndexRegister::named_in_asm("mov.u32 $0, %laneid;"), None);
+        assert_eq!(IndexRegister::named_in_asm("mov.u32 $0, %tidy;"), None);
     }
 }

@@ -43,6 +43,10 @@ pub struct Dim3<'c> {
     pub form: DimForm,
     /// x, y, z where the analysis could see them (a constant or an SSA value available at the launch).
     pub fields: [Option<BasicValueEnum<'c>>; 3],
+    /// Where the launch protocol reads a dim3 in memory when that is before the launch: V2's
+    /// parameter-buffer call. None for V1, which reads it at the launch, where klap re-emits (or
+    /// registers) the launch: a store to the dim3 after the read must not change the launch.
+    pub read_before_launch: Option<InstructionValue<'c>>,
 }
 
 /// One write of argument bytes into the parameter buffer.

@@ -112,7 +112,9 @@ pub fn dim3_type<'c>(module: &Module<'c>) -> StructType<'c> {
     })
 }
 
-/// The dim3 as a value at the builder's position: from its known fields, else loaded from memory.
+/// The dim3 as a value at the builder's position: from its known fields, else loaded from memory where
+/// the launch protocol reads it (V2: at the parameter-buffer call, which dominates every place a
+/// transformation emits the launch; V1: at the launch, where the builder is).
 pub fn dim3_value<'c>(module: &Module<'c>, b: &Builder<'c>, dim: &Dim3<'c>) -> BasicValueEnum<'c> {
     if dim.form == DimForm::Value {
         return dim.operand;
@@ -125,7 +127,10 @@ pub fn dim3_value<'c>(module: &Module<'c>, b: &Builder<'c>, dim: &Dim3<'c>) -> B
         }
         return v.into();
     }
-    b.load_aligned(ty.into(), dim.operand, 4)
+    match dim.read_before_launch {
+        Some(reader) => builder_before(module, reader).load_aligned(ty.into(), dim.operand, 4),
+        None => b.load_aligned(ty.into(), dim.operand, 4),
+    }
 }
 
 /// x, y, z of a dim3 as i32 values at the builder's position.
@@ -338,8 +343,7 @@ fn erase_dead_address(ptr: BasicValueEnum) {
 
 /// Removes an alloca that is only written (and marked by lifetime intrinsics), with those writes.
 fn erase_dead_stack_object(ptr: BasicValueEnum) {
-    let (base, _) = ptr.base_and_offset();
-    let Some(base) = base.instruction_of(InstructionOpcode::Alloca) else { return };
+    let Some(base) = ptr.underlying_object().instruction_of(InstructionOpcode::Alloca) else { return };
     let mut dead = Vec::new();
     let mut work = vec![base];
     while let Some(p) = work.pop() {

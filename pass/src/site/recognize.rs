@@ -57,8 +57,8 @@ impl<'c> Recognizer<'_, 'c> {
         if !self.kernels.contains(&child) && !child.is_declaration() {
             return reject(Remark::NotAKernel, format!("@{} is launched but is not a kernel", child.name()));
         }
-        let grid = self.dim3(grid.0, grid.1)?;
-        let block = self.dim3(block.0, block.1)?;
+        let grid = self.dim3(grid.0, grid.1, launch, buffer_call)?;
+        let block = self.dim3(block.0, block.1, launch, buffer_call)?;
         let (params, layout_size) = param_layout(self.module, child);
         if abi == Abi::V1 {
             if let Some(size) = buffer_args[1].const_int() {
@@ -94,18 +94,21 @@ impl<'c> Recognizer<'_, 'c> {
         })
     }
 
-    fn dim3(&self, call: InstructionValue<'c>, index: u32) -> Result<Dim3<'c>, Rejection> {
+    /// The dim3 argument `index` of `call` (the launch or its parameter-buffer call, `buffer`).
+    fn dim3(&self, call: InstructionValue<'c>, index: u32, launch: InstructionValue<'c>, buffer: InstructionValue<'c>) -> Result<Dim3<'c>, Rejection> {
         let operand = call.call_args()[index as usize];
+        let read_before_launch = (call != launch).then_some(call);
         match operand.get_type() {
             BasicTypeEnum::PointerType(_) => {
                 if !call.call_arg_is_byval(index) {
                     return reject(Remark::BadSignature, "a dim3 is passed as a pointer without byval");
                 }
-                Ok(Dim3 { operand, form: DimForm::Byval, fields: fields_in_memory(self.module, operand, call) })
+                let fields = fields_in_memory(self.module, self.ctx, operand, call, Some(buffer));
+                Ok(Dim3 { operand, form: DimForm::Byval, fields, read_before_launch })
             }
             BasicTypeEnum::StructType(s) if s.count_fields() == 3 => {
-                let fields = [0, 1, 2].map(|i| struct_field(self.module, operand, i));
-                Ok(Dim3 { operand, form: DimForm::Value, fields })
+                let fields = [0, 1, 2].map(|i| struct_field(self.module, self.ctx, operand, i));
+                Ok(Dim3 { operand, form: DimForm::Value, fields, read_before_launch })
             }
             other => reject(Remark::BadSignature, format!("a dim3 of type {}", super::type_ir(other))),
         }
@@ -128,7 +131,7 @@ impl<'c> Recognizer<'_, 'c> {
             for user in ptr.instruction_users() {
                 match user.get_opcode() {
                     InstructionOpcode::GetElementPtr | InstructionOpcode::BitCast | InstructionOpcode::AddrSpaceCast => {
-                        let (base, off) = user.base_and_offset();
+                        let (base, off) = user.base_and_offset(self.module);
                         if !same(base, buffer) {
                             return reject(Remark::UnknownOffset, format!("the parameter buffer is indexed by a non-constant offset in {}", user.operand_string()));
                         }
@@ -183,21 +186,33 @@ impl<'c> Recognizer<'_, 'c> {
 }
 
 /// Field i of a dim3 value: through insertvalue chains, constants and loads from memory.
-fn struct_field<'c>(module: &Module<'c>, v: BasicValueEnum<'c>, i: u32) -> Option<BasicValueEnum<'c>> {
+fn struct_field<'c>(module: &Module<'c>, ctx: Ctx, v: BasicValueEnum<'c>, i: u32) -> Option<BasicValueEnum<'c>> {
     if let Some((agg, elem, index)) = v.as_instruction().and_then(|inst| inst.as_insert_value()) {
-        return if index == i { Some(elem) } else { struct_field(module, agg, i) };
+        return if index == i { Some(elem) } else { struct_field(module, ctx, agg, i) };
     }
     if let Some(e) = v.const_aggregate_element(i) {
         return Some(e);
     }
     let load = v.instruction_of(InstructionOpcode::Load)?;
-    fields_in_memory(module, load.operand(0), load)[i as usize]
+    fields_in_memory(module, ctx, load.operand(0), load, None)[i as usize]
 }
 
+/// The bytes of a dim3 in memory.
+const DIM3_BYTES: u64 = 12;
+
 /// The x, y, z a dim3 in memory holds when `at` executes: the last stores to it in the same block.
-/// A field last written by anything but a plain i32 store of that field is unknown.
-fn fields_in_memory<'c>(module: &Module<'c>, ptr: BasicValueEnum<'c>, at: InstructionValue<'c>) -> [Option<BasicValueEnum<'c>>; 3] {
-    let (base, base_off) = ptr.base_and_offset();
+/// A field last written by anything but a plain i32 store of that field is unknown, and so is every
+/// field not yet seen once something that alias analysis says may write the dim3 is passed (a store
+/// through another pointer, an atomic). Stores into `parameter_buffer`, the runtime's fresh memory for
+/// this launch, cannot write it.
+fn fields_in_memory<'c>(
+    module: &Module<'c>,
+    ctx: Ctx,
+    ptr: BasicValueEnum<'c>,
+    at: InstructionValue<'c>,
+    parameter_buffer: Option<InstructionValue<'c>>,
+) -> [Option<BasicValueEnum<'c>>; 3] {
+    let (base, base_off) = ptr.base_and_offset(module);
     // None: not yet seen; Some(None): unknown; Some(Some(v)): v.
     let mut fields: [Option<Option<BasicValueEnum<'c>>>; 3] = [None; 3];
     let block: Vec<InstructionValue<'c>> = at.block().get_instructions().collect();
@@ -205,8 +220,12 @@ fn fields_in_memory<'c>(module: &Module<'c>, ptr: BasicValueEnum<'c>, at: Instru
     for &inst in block[..pos].iter().rev() {
         match inst.get_opcode() {
             InstructionOpcode::Store => {
-                let (b, off) = inst.operand(1).base_and_offset();
+                let (b, off) = inst.operand(1).base_and_offset(module);
                 if !same(b, base) {
+                    let into_buffer = parameter_buffer.is_some_and(|buf| same(inst.operand(1).underlying_object(), buf));
+                    if !into_buffer && ctx.may_write(inst, ptr, DIM3_BYTES) {
+                        fields.iter_mut().filter(|f| f.is_none()).for_each(|f| *f = Some(None));
+                    }
                     continue;
                 }
                 let value = inst.operand(0);
@@ -219,7 +238,7 @@ fn fields_in_memory<'c>(module: &Module<'c>, ptr: BasicValueEnum<'c>, at: Instru
                     }
                     let is_i32 = matches!(value.get_type(), BasicTypeEnum::IntType(t) if t.get_bit_width() == 32);
                     *f = Some(if value.get_type().is_struct_type() && rel == 0 && size == 12 {
-                        struct_field(module, value, i as u32)
+                        struct_field(module, ctx, value, i as u32)
                     } else if rel == field && is_i32 {
                         Some(value)
                     } else {
@@ -230,6 +249,7 @@ fn fields_in_memory<'c>(module: &Module<'c>, ptr: BasicValueEnum<'c>, at: Instru
             InstructionOpcode::Call if inst.is_lifetime_marker() => {}
             // Anything else might write the dim3 behind our back.
             InstructionOpcode::Call => break,
+            _ if ctx.may_write(inst, ptr, DIM3_BYTES) => fields.iter_mut().filter(|f| f.is_none()).for_each(|f| *f = Some(None)),
             _ => {}
         }
         if fields.iter().all(Option::is_some) {

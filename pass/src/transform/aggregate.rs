@@ -21,9 +21,10 @@
 //! if the aggregated launch fails its records are launched one by one: a launch is never lost.
 
 use super::{Granularity, Options};
-use crate::child::{ChildVariants, Variant, VariantKind};
+use crate::callgraph::CallGraph;
+use crate::child::{unremappable_index_read, ChildVariants, Variant, VariantKind};
 use crate::llvm::{
-    count, write_errs, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
+    count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
     InstructionValue, Module, Statistic,
 };
 use crate::remarks::Remark;
@@ -31,23 +32,109 @@ use crate::runtime::{IndexRegister, Runtime, RuntimeFn, Settings};
 use crate::site::abi::Stream;
 use crate::site::ops::{builder_before, dim3_fields, guarded_replace, ArgValues, CanonicalEntries};
 use crate::site::{self, param_layout, uniform, LaunchModel, LaunchSite};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Launch groups a block or grid scope can hold (the runtime's MAX_GROUPS).
 const MAX_GROUPS: usize = 4;
 
 /// Why a recognized launch is not aggregated, or None.
-fn ineligible(site: &LaunchSite, options: &Options) -> Option<(Remark, String)> {
+fn ineligible<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c>) -> Option<(Remark, String)> {
     if site.child.is_declaration() {
         return Some((Remark::ChildNotDefined, format!("@{} is defined in another translation unit", site.child.name())));
     }
-    match site.stream {
+    let by_stream = match site.stream {
         Stream::Null if !options.merge_null_stream => Some((
             Remark::NullStreamKept,
             "NULL-stream launches are kept in order (-klap-merge-null-stream=false)".into(),
         )),
         Stream::Null | Stream::FireAndForget | Stream::Tail => lone(site, options),
         other => Some((Remark::StreamNotAggregated, format!("launches into a {} stream keep their stream's order", other.as_str()))),
+    };
+    by_stream.or_else(|| hazards.children.get(&site.child).cloned()).or_else(|| {
+        let scope = scope_granularity(site, options, hazards)?;
+        let how = hazards.thread_ends.get(&site.caller)?;
+        Some((
+            Remark::ThreadEndWithoutReturn,
+            format!(
+                "a thread of @{} can end without returning ({how}), and its {} scope launches once every thread has returned",
+                site.caller.name(),
+                scope.as_str()
+            ),
+        ))
+    })
+}
+
+/// The scope a kernel's launch is aggregated in, block or grid (the per-caller choice in [`run`]), or
+/// None for a launch made where it is reached (warp granularity, a device function).
+fn scope_granularity<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c>) -> Option<Granularity> {
+    match options.granularity {
+        _ if !site.caller_is_kernel => None,
+        Granularity::Warp if hazards.launching_in_loop.contains(&site.caller) => Some(Granularity::Block),
+        Granularity::Warp | Granularity::None => None,
+        g => Some(g),
+    }
+}
+
+/// What the module's code does that aggregation cannot follow, found before anything is changed.
+struct Hazards<'c> {
+    /// Children whose aggregated variant would be wrong, with the remark that says why.
+    children: HashMap<FunctionValue<'c>, (Remark, String)>,
+    /// Launching kernels whose threads can end without returning, with how: a block or grid scope
+    /// completes when every thread has left through a return.
+    thread_ends: HashMap<FunctionValue<'c>, String>,
+    /// Kernels with a launch in a loop (aggregated per block at warp granularity).
+    launching_in_loop: HashSet<FunctionValue<'c>>,
+}
+
+impl<'c> Hazards<'c> {
+    fn find(module: &Module<'c>, model: &LaunchModel<'c>) -> Hazards<'c> {
+        let calls = CallGraph::build(module);
+        let mut hazards = Hazards { children: HashMap::new(), thread_ends: HashMap::new(), launching_in_loop: HashSet::new() };
+        for site in &model.sites {
+            let child = site.child;
+            if !child.is_declaration() && !hazards.children.contains_key(&child) {
+                if let Some(hazard) = child_hazard(&calls, child) {
+                    hazards.children.insert(child, hazard);
+                }
+            }
+            if site.caller_is_kernel && site.loop_depth > 0 {
+                hazards.launching_in_loop.insert(site.caller);
+            }
+            if site.caller_is_kernel && !hazards.thread_ends.contains_key(&site.caller) {
+                if let Some(end) = calls.thread_end_without_return(site.caller) {
+                    hazards.thread_ends.insert(site.caller, describe_thread_end(end));
+                }
+            }
+        }
+        hazards
+    }
+}
+
+/// Why `child`'s aggregated variant would be wrong: it would read a physical index register where the
+/// remapping cannot see the read, or it would not count every thread out of its record (its chunk
+/// never freed, a grid scope in it never complete).
+fn child_hazard<'c>(calls: &CallGraph<'c>, child: FunctionValue<'c>) -> Option<(Remark, String)> {
+    if let Some((_, why)) = unremappable_index_read(calls, child) {
+        return Some((Remark::IndexReadNotRemapped, format!("{why}, which the aggregated variant of @{} cannot remap", child.name())));
+    }
+    calls.thread_end_without_return(child).map(|end| {
+        (
+            Remark::ThreadEndWithoutReturn,
+            format!(
+                "a thread of @{} can end without returning ({}), and the aggregated variant counts its threads out where they return",
+                child.name(),
+                describe_thread_end(end)
+            ),
+        )
+    })
+}
+
+fn describe_thread_end(end: InstructionValue) -> String {
+    let at = end.function().name();
+    match (end.inline_asm_text(), end.called_function()) {
+        (Some(_), _) => format!("`exit` in inline assembly in @{at}"),
+        (None, Some(f)) => format!("the call of @{} in @{at}", f.name()),
+        (None, None) => format!("a call through a pointer that does not return in @{at}"),
     }
 }
 
@@ -69,30 +156,27 @@ fn lone(site: &LaunchSite, options: &Options) -> Option<(Remark, String)> {
     })
 }
 
-pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
+/// Fails when the device runtime cannot be used (one that does not pass its check leaves the module
+/// unchanged).
+pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> Result<bool, String> {
     if !model.nvptx || options.granularity == Granularity::None {
-        return false;
+        return Ok(false);
     }
+    let hazards = Hazards::find(module, model);
     let mut children: Vec<FunctionValue<'c>> = Vec::new();
     for site in &model.sites {
-        match ineligible(site, options) {
+        match ineligible(site, options, &hazards) {
             Some((remark, why)) => remark.emit(ctx, site.launch, &why),
             None if !children.contains(&site.child) => children.push(site.child),
             None => {}
         }
     }
     if children.is_empty() {
-        return false;
+        return Ok(false);
     }
-    let eligible: Vec<&LaunchSite> = model.sites.iter().filter(|s| ineligible(s, options).is_none()).collect();
+    let eligible: Vec<&LaunchSite> = model.sites.iter().filter(|s| ineligible(s, options, &hazards).is_none()).collect();
     let uniform = uniform::analyze(module, &eligible, &children);
-    let runtime = match Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace }) {
-        Ok(r) => r,
-        Err(e) => {
-            write_errs(&format!("klap: error: {e}\n"));
-            return false;
-        }
-    };
+    let runtime = Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace })?;
 
     let mut variants = ChildVariants::new(module, Some(&runtime));
     for &k in &children {
@@ -104,7 +188,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     let model = site::analyze_quietly(module, ctx);
     let entries = CanonicalEntries::get(module);
     let mut per_caller: Vec<(FunctionValue<'c>, Vec<&LaunchSite<'c>>)> = Vec::new();
-    for site in model.sites.iter().filter(|s| aggregated(s.child).is_some() && ineligible(s, options).is_none()) {
+    for site in model.sites.iter().filter(|s| aggregated(s.child).is_some() && ineligible(s, options, &hazards).is_none()) {
         match per_caller.iter_mut().find(|(c, _)| *c == site.caller) {
             Some((_, v)) => v.push(site),
             None => per_caller.push((site.caller, vec![site])),
@@ -195,7 +279,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     }
     entries.retire_replaced(module);
     runtime.retire_unused(module);
-    true
+    Ok(true)
 }
 
 fn aggregated_message<'c>(module: &Module<'c>, site: &LaunchSite<'c>, variant: &Variant<'c>, g: Granularity) -> String {

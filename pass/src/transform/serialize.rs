@@ -16,7 +16,7 @@ use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, 
 use crate::remarks::Remark;
 use crate::site::abi::Stream;
 use crate::site::ops::{builder_before, dim3_fields, entry_alloca, guarded_replace, replace, ArgValues, CanonicalEntries};
-use crate::site::{LaunchModel, LaunchSite};
+use crate::site::{LaunchModel, LaunchSite, WriteKind};
 
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
     if !model.nvptx || !options.serialize {
@@ -31,7 +31,9 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             continue;
         }
         let constant = constant_threads(site);
-        if constant.is_some_and(|n| n > options.serialize_threshold) {
+        let bound = guard_value(site, &variants);
+        let always = constant.is_some_and(|n| n <= options.serialize_threshold);
+        if !always && bound.is_none() && constant.is_some() {
             Remark::SerialTooLarge.emit(
                 ctx,
                 site.launch,
@@ -39,13 +41,18 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             );
             continue;
         }
-        let how = match constant {
-            Some(n) => format!("its {n} threads always"),
-            None => format!("its threads when there are at most {} (checked at run time; larger ones are launched)", options.serialize_threshold),
+        let how = match (constant, bound) {
+            (Some(n), _) if always => format!("its {n} threads always"),
+            (_, Some(_)) => format!(
+                "its working threads (those below its guard's bound) when there are at most {} (checked at run time; \
+                 larger ones are launched)",
+                options.serialize_threshold
+            ),
+            _ => format!("its threads when there are at most {} (checked at run time; larger ones are launched)", options.serialize_threshold),
         };
         Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}", site.child.name()));
         count(Statistic::SerializedLaunch, 1);
-        serialize(module, &entries, &mut variants, site, options.serialize_threshold, constant.is_some());
+        serialize(module, &entries, &mut variants, site, options.serialize_threshold, always, bound);
         changed = true;
     }
     entries.retire_replaced(module);
@@ -78,6 +85,21 @@ fn constant_threads(site: &LaunchSite) -> Option<u64> {
     site.grid.fields.iter().chain(&site.block.fields).try_fold(1u64, |n, f| Some(n.saturating_mul(f.as_ref()?.const_int()?)))
 }
 
+/// The value of the child's guard bound at this launch (see `ChildVariants::guard_bound`), and whether it
+/// compares signed, when the child grid is one-dimensional and the launch writes the bound whole.
+fn guard_value<'c>(site: &LaunchSite<'c>, variants: &ChildVariants<'_, 'c>) -> Option<(BasicValueEnum<'c>, bool)> {
+    let (index, signed) = variants.guard_bound(site.child)?;
+    let one = |f: &Option<BasicValueEnum>| f.and_then(|v| v.const_int()) == Some(1);
+    if !(site.grid.fields[1..].iter().all(one) && site.block.fields[1..].iter().all(one)) {
+        return None;
+    }
+    let p = &site.params[index as usize];
+    site.writes.iter().find_map(|w| match w.kind {
+        WriteKind::Store { value } if w.offset == p.offset && w.size == p.size && value.get_type().is_int_type() => Some((value, signed)),
+        _ => None,
+    })
+}
+
 fn serialize<'c>(
     module: &Module<'c>,
     entries: &CanonicalEntries<'c>,
@@ -85,15 +107,32 @@ fn serialize<'c>(
     site: &LaunchSite<'c>,
     threshold: u64,
     always: bool,
+    bound: Option<(BasicValueEnum<'c>, bool)>,
 ) {
     let i64t = module.get_context().i64_type();
     let serial = variants.serial(site.child);
     let args = ArgValues::capture(module, site);
     let b = builder_before(module, site.launch);
     let dims: Vec<BasicValueEnum<'c>> = [&site.grid, &site.block].into_iter().flat_map(|d| dim3_fields(module, &b, d)).collect();
+    let select = |take_a: IntValue<'c>, a: IntValue<'c>, other: IntValue<'c>| b.build_select(take_a, a, other, "").unwrap().into_int_value();
+    // The threads that do any work: those below the guard's bound (a negative signed bound: none).
+    let limit = match bound {
+        Some((n, signed)) => {
+            let n = n.into_int_value();
+            if signed {
+                let wide = b.build_int_s_extend_or_bit_cast(n, i64t, "").unwrap();
+                let negative = b.build_int_compare(IntPredicate::SLT, wide, i64t.const_zero(), "").unwrap();
+                select(negative, i64t.const_zero(), wide)
+            } else {
+                b.build_int_z_extend_or_bit_cast(n, i64t, "").unwrap()
+            }
+        }
+        None => i64t.const_all_ones(),
+    };
     let run_serially = |b: &Builder<'c>| {
         let mut call_args = child_arguments(module, site, &args, b);
         call_args.extend(dims.iter().copied());
+        call_args.push(limit.into());
         b.call(serial, &call_args);
     };
     if always {
@@ -105,7 +144,7 @@ fn serialize<'c>(
     let cap = i64t.const_int(threshold.saturating_add(1), false);
     let capped = |v: IntValue<'c>| {
         let over = b.build_int_compare(IntPredicate::UGT, v, cap, "").unwrap();
-        b.build_select(over, cap, v, "").unwrap().into_int_value()
+        select(over, cap, v)
     };
     let factor = dims.iter().filter_map(|d| d.const_int()).fold(1u64, u64::saturating_mul).min(threshold.saturating_add(1));
     let mut total = i64t.const_int(factor, false);
@@ -114,7 +153,14 @@ fn serialize<'c>(
         let product = if factor == 1 && total.is_const() { wide } else { b.build_int_mul(total, wide, "").unwrap() };
         total = capped(product);
     }
-    let small = b.build_int_compare(IntPredicate::ULE, total, i64t.const_int(threshold, false), "").unwrap();
+    let work = match bound {
+        Some(_) => {
+            let fewer = b.build_int_compare(IntPredicate::ULT, limit, total, "").unwrap();
+            select(fewer, limit, total)
+        }
+        None => total,
+    };
+    let small = b.build_int_compare(IntPredicate::ULE, work, i64t.const_int(threshold, false), "").unwrap();
     guarded_replace(module, entries, site, &args, &b, small, |b, _| run_serially(b));
 }
 

@@ -10,7 +10,7 @@
 
 ; CHECK-LABEL: define ptx_kernel void @small(
 ; CHECK-NOT:     __cudaCDP2GetParameterBufferV2
-; CHECK:         call void @child__klap_serial(ptr %out, i32 %n, i32 4, i32 1, i32 1, i32 32, i32 1, i32 1)
+; CHECK:         call void @child__klap_serial(ptr %out, i32 %n, i32 4, i32 1, i32 1, i32 32, i32 1, i32 1, i64 -1)
 ; CHECK-NOT:     __cudaCDP2LaunchDeviceV2
 ; CHECK:         ret void
 ; CHECK-LABEL: define ptx_kernel void @large(

@@ -1,7 +1,7 @@
 ; The serial variant gives each child thread its own indices: in two- and three-dimensional blocks and grids
 ; (x fastest), also where a device function the child calls reads them (a copy of it takes the twelve index
 ; values as trailing arguments), and a by-value argument is copied per thread.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -S %s -o %t.ll
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=256;no-inline-runtime>' -S %s -o %t.ll
 ; RUN: FileCheck %s < %t.ll
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
@@ -38,7 +38,7 @@ define ptx_kernel void @child(ptr %out, ptr byval(%struct.pair) align 4 %pr) {
 ; CHECK:         [[ARGS:%.*]] = alloca [16 x i8], align 16
 ; CHECK:         store %struct.pair
 ; CHECK-NEXT:    [[PR:%.*]] = getelementptr inbounds i8, ptr [[ARGS]], i64 8
-; CHECK-NEXT:    call void @child__klap_serial(ptr %out, ptr [[PR]], i32 2, i32 3, i32 1, i32 4, i32 5, i32 1)
+; CHECK-NEXT:    call void @child__klap_serial(ptr %out, ptr [[PR]], i32 2, i32 3, i32 1, i32 4, i32 5, i32 1, i64 -1)
 define ptx_kernel void @parent(ptr %out, ptr byval(%struct.pair) align 4 %in) {
 entry:
   %g = alloca %struct.dim3, align 4

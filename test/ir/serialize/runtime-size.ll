@@ -16,7 +16,7 @@
 ; CHECK-NEXT:    [[TOTAL:%.*]] = select i1 [[OVER]], i64 65, i64 [[PRODUCT]]
 ; CHECK-NEXT:    [[SMALL:%.*]] = icmp ule i64 [[TOTAL]], 64
 ; CHECK:         br i1 [[SMALL]]
-; CHECK:         call void @child__klap_serial(ptr %out, i32 %n, i32 %n, i32 1, i32 1, i32 32, i32 1, i32 1)
+; CHECK:         call void @child__klap_serial(ptr %out, i32 %n, i32 %n, i32 1, i32 1, i32 32, i32 1, i32 1, i64 -1)
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @child
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 
@@ -24,7 +24,7 @@
 ; AUTO-REMARK: launch of @child aggregated at grid granularity {{.*}}[KLAP200]
 ; AUTO-LABEL: define ptx_kernel void @parent(
 ; AUTO:         call ptr @__klap_grid_enter(
-; AUTO:         icmp ule i64 {{.*}}, 256
+; AUTO:         icmp ule i64 {{.*}}, 32
 ; AUTO:         call void @child__klap_serial(
 ; AUTO:         call ptr @__klap_scope_register(
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
