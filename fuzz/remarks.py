@@ -20,7 +20,10 @@ from collections import Counter
 REMARK = re.compile(r"^(.*?):(\d+):(\d+): remark: .*\[(KLAP\d+)\]")
 # Remarks that say a site stays as written (the aggregation's own, and the analysis' unrecognized).
 LEFT = {"KLAP101", "KLAP102", "KLAP103", "KLAP104", "KLAP105", "KLAP106", "KLAP107", "KLAP108",
-        "KLAP109", "KLAP201", "KLAP202", "KLAP203", "KLAP205", "KLAP206", "KLAP208"}
+        "KLAP109", "KLAP201", "KLAP202", "KLAP203", "KLAP205", "KLAP206", "KLAP208", "KLAP211",
+        "KLAP212", "KLAP301",
+        "KLAP302", "KLAP303", "KLAP304"}
+AGGREGATED, SERIALIZED = "KLAP200", "KLAP300"
 
 
 def sites_of(folder):
@@ -75,10 +78,11 @@ def main():
         if not sites:
             print("%-6s (no klap remarks)" % mode)
             continue
-        aggregated = sum(1 for ids in sites.values() if "KLAP200" in ids)
+        aggregated = sum(1 for ids in sites.values() if AGGREGATED in ids)
+        serialized = sum(1 for ids in sites.values() if SERIALIZED in ids and AGGREGATED not in ids)
         reasons = Counter()
         for ids in sites.values():
-            if "KLAP200" in ids:
+            if AGGREGATED in ids or SERIALIZED in ids:
                 continue
             left = sorted(ids & LEFT)
             reasons[left[0] if left else "no-remark"] += 1
@@ -88,21 +92,23 @@ def main():
                 if rid in ids:
                     notes[rid] += 1
         detail = ", ".join("%s %d" % kv for kv in sorted(reasons.items()))
+        if serialized:
+            detail = "serialized instead (KLAP300) %d; %s" % (serialized, detail)
         if notes:
             detail += "; aggregated elsewhere than asked: " + ", ".join(
                 "%s %d" % kv for kv in sorted(notes.items()))
         share = 100.0 * aggregated / len(sites) if sites else 0.0
         print("%-6s %6d %11d %5.1f%%  %s" % (mode, len(sites), aggregated, share, detail))
-        if aggregated:
+        if aggregated or serialized:
             shown.append(mode)
             for site, ids in sites.items():
                 for tag in tags_of(root, site):
                     cell = by_tag.setdefault(tag, {}).setdefault(mode, [0, 0])
-                    cell[0] += "KLAP200" in ids
+                    cell[0] += AGGREGATED in ids or SERIALIZED in ids
                     cell[1] += 1
     if by_tag and shown:
         print()
-        print("aggregated / sites, by kind of site:")
+        print("aggregated (or serialized) / sites, by kind of site:")
         print("%-24s" % "" + "".join("%14s" % m for m in shown))
         for tag in sorted(by_tag):
             row = "".join("%14s" % ("%d/%d" % tuple(by_tag[tag].get(m, [0, 0]))) for m in shown)
