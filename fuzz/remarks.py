@@ -21,8 +21,7 @@ REMARK = re.compile(r"^(.*?):(\d+):(\d+): remark: .*\[(KLAP\d+)\]")
 # Remarks that say a site stays as written (the aggregation's own, and the analysis' unrecognized).
 LEFT = {"KLAP101", "KLAP102", "KLAP103", "KLAP104", "KLAP105", "KLAP106", "KLAP107", "KLAP108",
         "KLAP109", "KLAP201", "KLAP202", "KLAP203", "KLAP205", "KLAP206", "KLAP208", "KLAP211",
-        "KLAP212", "KLAP301",
-        "KLAP302", "KLAP303", "KLAP304"}
+        "KLAP212", "KLAP301", "KLAP302", "KLAP303", "KLAP304"}
 AGGREGATED, SERIALIZED = "KLAP200", "KLAP300"
 
 
