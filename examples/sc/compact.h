@@ -99,7 +99,7 @@ __device__ void compact_tile_store(int *out, int n, int first, int end, const Co
 
 // One chain link's work: the chunk [first, end), tile by tile. Returns (in every thread) the count kept before `end`.
 template <class Policy>
-__device__ int compact_chunk(const int *in, int *out, int n, int first, int end, int kept_before) {
+__device__ __forceinline__ int compact_chunk(const int *in, int *out, int n, int first, int end, int kept_before) {
   for (int tile = first; tile < end; tile += kTile) {
     const int tile_end = min(end, tile + kTile);
     CompactTile t;
