@@ -669,6 +669,43 @@ impl<'c> FunctionExt<'c> for FunctionValue<'c> {
     }
 }
 
+/// The operands of each node of a module's named metadata `name` (a null pointer for a null operand).
+fn named_metadata_operands(module: &Module, name: &str) -> Vec<Vec<LLVMValueRef>> {
+    let m = module.as_mut_ptr();
+    let name = c_string(name);
+    // SAFETY: reading named metadata operands into buffers of the reported sizes.
+    unsafe {
+        let n = LLVMGetNamedMetadataNumOperands(m, name.as_ptr());
+        let mut nodes: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); n as usize];
+        if n > 0 {
+            LLVMGetNamedMetadataOperands(m, name.as_ptr(), nodes.as_mut_ptr());
+        }
+        nodes
+            .into_iter()
+            .map(|node| {
+                let mut ops: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); LLVMGetMDNodeNumOperands(node) as usize];
+                if !ops.is_empty() {
+                    LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
+                }
+                ops
+            })
+            .collect()
+    }
+}
+
+/// The text of a metadata string operand, if it is one.
+fn md_string(op: LLVMValueRef) -> Option<String> {
+    if op.is_null() {
+        return None;
+    }
+    let mut len = 0u32;
+    // SAFETY: op is a live metadata operand; LLVMGetMDString returns null for anything but a string.
+    unsafe {
+        let text = LLVMGetMDString(op, &mut len);
+        (!text.is_null()).then(|| String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len as usize)).into_owned())
+    }
+}
+
 /// LLVM's `ptx_kernel` calling convention (CallingConv::PTX_Kernel).
 const PTX_KERNEL_CALL_CONV: u32 = 71;
 
@@ -689,64 +726,16 @@ pub trait ModuleExt<'c> {
     /// Functions named kernels by `!nvvm.annotations` (`!{ptr @f, !"kernel", i32 1}`). Read directly:
     /// inkwell's metadata operands panic on a null operand, which such nodes may have.
     fn annotated_kernels(&self) -> Vec<FunctionValue<'c>> {
-        let m = self.this().as_mut_ptr();
-        let name = c_string("nvvm.annotations");
-        let mut out = Vec::new();
-        // SAFETY: reading named metadata operands into buffers of the reported sizes.
-        unsafe {
-            let n = LLVMGetNamedMetadataNumOperands(m, name.as_ptr());
-            let mut nodes: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); n as usize];
-            if n > 0 {
-                LLVMGetNamedMetadataOperands(m, name.as_ptr(), nodes.as_mut_ptr());
-            }
-            for node in nodes {
-                let k = LLVMGetMDNodeNumOperands(node);
-                if k < 3 {
-                    continue;
-                }
-                let mut ops: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); k as usize];
-                LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
-                let mut len = 0u32;
-                let tag = if ops[1].is_null() { std::ptr::null() } else { LLVMGetMDString(ops[1], &mut len) };
-                if tag.is_null() || ops[0].is_null() || ops[2].is_null() {
-                    continue;
-                }
-                let tag = std::slice::from_raw_parts(tag as *const u8, len as usize);
-                if tag == b"kernel" && basic(ops[2]).const_int() == Some(1) {
-                    if let Some(f) = basic(ops[0]).strip_casts().as_function() {
-                        out.push(f);
-                    }
-                }
-            }
-        }
-        out
+        named_metadata_operands(self.this(), "nvvm.annotations")
+            .into_iter()
+            .filter(|ops| ops.len() >= 3 && !ops[0].is_null() && !ops[2].is_null())
+            .filter(|ops| md_string(ops[1]).as_deref() == Some("kernel") && basic(ops[2]).const_int() == Some(1))
+            .filter_map(|ops| basic(ops[0]).strip_casts().as_function())
+            .collect()
     }
     /// The strings of the one-string nodes of named metadata `name` (`!name = !{!{!"a"}, !{!"b"}}`).
     fn named_metadata_strings(&self, name: &str) -> Vec<String> {
-        let m = self.this().as_mut_ptr();
-        let name = c_string(name);
-        let mut out = Vec::new();
-        // SAFETY: reading named metadata operands into buffers of the reported sizes.
-        unsafe {
-            let n = LLVMGetNamedMetadataNumOperands(m, name.as_ptr());
-            let mut nodes: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); n as usize];
-            if n > 0 {
-                LLVMGetNamedMetadataOperands(m, name.as_ptr(), nodes.as_mut_ptr());
-            }
-            for node in nodes {
-                if LLVMGetMDNodeNumOperands(node) != 1 {
-                    continue;
-                }
-                let mut op: LLVMValueRef = std::ptr::null_mut();
-                LLVMGetMDNodeOperands(node, &mut op);
-                let mut len = 0u32;
-                let text = if op.is_null() { std::ptr::null() } else { LLVMGetMDString(op, &mut len) };
-                if !text.is_null() {
-                    out.push(String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len as usize)).into_owned());
-                }
-            }
-        }
-        out
+        named_metadata_operands(self.this(), name).into_iter().filter(|ops| ops.len() == 1).filter_map(|ops| md_string(ops[0])).collect()
     }
     /// Adds `!{!"value"}` to named metadata `name`.
     fn add_named_metadata_string(&self, name: &str, value: &str) {
