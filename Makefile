@@ -22,7 +22,7 @@ test: build
 
 # The GPU test programs at each granularity, into .gpu/tests/<mode>/ (run them with
 # scripts/gpu-compare.sh on a GPU machine), and the runtime's racecheck harness into .gpu/race/.
-MODES ?= none warp block grid
+MODES ?= none warp block grid auto
 gpu-bins: build
 	for m in $(MODES); do \
 	  test/gpu/build.sh .gpu/tests/$$m -fpass-plugin=$(CURDIR)/target/release/libklap.so -mllvm -klap-granularity=$$m; \
@@ -31,8 +31,7 @@ gpu-bins: build
 	  done; \
 	done
 	mkdir -p .gpu/race
-	clang++-22 -x cuda --cuda-path=.toolchain/cuda --cuda-gpu-arch=sm_90 -O2 -Wno-unknown-cuda-version \
-	  test/gpu-race/runtime_race.cu -o .gpu/race/runtime_race -L.toolchain/cuda/lib -lcudart_static -ldl -lrt -lpthread
+	scripts/klap-clang++ --no-klap -O2 test/gpu-race/runtime_race.cu -o .gpu/race/runtime_race
 
 # Every benchmark in every variant, without a GPU: untransformed CDP (`none`), klap warp, block and
 # grid, and flat, into .gpu/bench/<variant>/; the nested benchmark with its hand-written versions into

@@ -3,7 +3,8 @@
 # CUDA tree.
 #   examples/build.sh OUTDIR [extra clang flags...]          CDP versions  NAME/NAME.cu      -> OUTDIR/NAME
 #   examples/build.sh OUTDIR --flat [extra clang flags...]   flat versions NAME/NAME_flat.cu -> OUTDIR/NAME_flat
-# KLAP_BENCHES="bfs sp" limits the set; CLANGXX and KLAP_CUDA_PATH override the compiler and the CUDA tree.
+# KLAP_BENCHES="bfs sp" limits the set; scripts/klap-clang++ compiles (with
+# scripts/klap-flags, the one list of CUDA flags; KLAP_CLANG, KLAP_CUDA_PATH, KLAP_ARCH override).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -33,14 +34,10 @@ if [ ${#benches[@]} -eq 0 ]; then
   echo "build.sh: no benchmark to build (no examples/*/bench.json)" >&2
   exit 2
 fi
-cuda="${KLAP_CUDA_PATH:-$root/.toolchain/cuda}"
-clang="${CLANGXX:-clang++-22}"
 mkdir -p "$out"
 for b in "${benches[@]}"; do
   src="$here/$b/$b$suffix.cu"
   [ -f "$src" ] || { echo "build.sh: no benchmark source $src" >&2; exit 2; }
   echo "build.sh: $b$suffix" >&2
-  "$clang" -x cuda --cuda-path="$cuda" --cuda-gpu-arch=sm_90 -fgpu-rdc --offload-new-driver -O2 \
-    -Wno-unknown-cuda-version "$src" -o "$out/$b$suffix" \
-    -L"$cuda/lib" -lcudart_static -ldl -lrt -lpthread -Xoffload-linker "$cuda/lib/libcudadevrt.a" "$@"
+  "$root/scripts/klap-clang++" --no-klap -O2 "$src" -o "$out/$b$suffix" "$@"
 done

@@ -10,8 +10,8 @@
 # megabytes of SASS per mode; scripts/gpu-fuzz.sh unpacks the pack when OUTROOT did not come along).
 # Usage: fuzz/build.sh OUTROOT BINARIES CASES SEED
 # Environment: KLAP_PLUGIN (default <repo>/target/release/libklap.so), MODES (default
-# "none warp block grid"), JOBS (compiles at once, default 1), CLANG (default clang++-22),
-# CUDA_PATH (default <repo>/.toolchain/cuda), GPU_ARCH (default sm_90), FUZZ_CFLAGS (more clang
+# "none warp block grid"), JOBS (compiles at once, default 1), KLAP_CLANG (default clang++-22),
+# KLAP_CUDA_PATH (default <repo>/.toolchain/cuda), KLAP_ARCH (default sm_90), FUZZ_CFLAGS (more clang
 # flags for every build, e.g. -O0 or "-mllvm -klap-trace").
 set -euo pipefail
 
@@ -22,9 +22,10 @@ fi
 out="$1" binaries="$2" cases="$3" seed="$4"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+export root
 plugin="${KLAP_PLUGIN:-$root/target/release/libklap.so}"
 modes="${MODES:-none warp block grid}"
-export CLANG="${CLANG:-clang++-22}" CUDA_PATH="${CUDA_PATH:-$root/.toolchain/cuda}" GPU_ARCH="${GPU_ARCH:-sm_90}"
+export KLAP_CLANG="${KLAP_CLANG:-clang++-22}" KLAP_CUDA_PATH="${KLAP_CUDA_PATH:-$root/.toolchain/cuda}" KLAP_ARCH="${KLAP_ARCH:-sm_90}"
 if [ ! -f "$plugin" ]; then
   echo "$0: no plugin at $plugin (run \`make build\`, or set KLAP_PLUGIN)" >&2
   exit 2
@@ -33,7 +34,7 @@ export KLAP_PLUGIN="$plugin" FUZZ_CFLAGS="${FUZZ_CFLAGS:-}"
 
 mkdir -p "$out/src"
 # Rewritten when the settings change, so that binaries built otherwise are built again.
-settings="$KLAP_PLUGIN|$FUZZ_CFLAGS|$CLANG|$CUDA_PATH|$GPU_ARCH"
+settings="$KLAP_PLUGIN|$FUZZ_CFLAGS|$KLAP_CLANG|$KLAP_CUDA_PATH|$KLAP_ARCH"
 export STAMP="$out/build-settings"
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$settings" ]; then
   printf '%s\n' "$settings" > "$STAMP"
@@ -62,19 +63,17 @@ build_one() {
   echo "build $mode $(basename "$src")" >&2
   rm -f "$bin"
   if [ "$mode" = nvcc ]; then
-    if ! "$CUDA_PATH/bin/nvcc" -gencode arch="${GPU_ARCH/sm_/compute_}",code="$GPU_ARCH" -rdc=true -O2 "$src" -o "$bin" -lcudadevrt 2> "$bin.remarks"; then
+    if ! "$KLAP_CUDA_PATH/bin/nvcc" -gencode arch="${KLAP_ARCH/sm_/compute_}",code="$KLAP_ARCH" -rdc=true -O2 "$src" -o "$bin" -lcudadevrt 2> "$bin.remarks"; then
       echo "FAILED $mode $src (see $bin.remarks)"
       return 0
     fi
     strip "$bin"
     return 0
   fi
-  if ! "$CLANG" -x cuda --cuda-path="$CUDA_PATH" --cuda-gpu-arch="$GPU_ARCH" -fgpu-rdc --offload-new-driver \
-      -O2 -Wno-unknown-cuda-version -fverify-intermediate-code \
-      -fpass-plugin="$KLAP_PLUGIN" -mllvm -klap-granularity="$mode" \
-      -Rpass=klap -Rpass-missed=klap -Rpass-analysis=klap $FUZZ_CFLAGS \
-      "$src" -o "$bin" -L"$CUDA_PATH/lib" -lcudart_static -ldl -lrt -lpthread \
-      -Xoffload-linker "$CUDA_PATH/lib/libcudadevrt.a" 2> "$bin.remarks"; then
+  # The flags of scripts/klap-flags (through the wrapper), the plugin named by KLAP_PLUGIN.
+  if ! KLAP_PLUGIN="$KLAP_PLUGIN" "$root/scripts/klap-clang++" -O2 -fverify-intermediate-code \
+      -mllvm -klap-granularity="$mode" -Rpass=klap -Rpass-missed=klap -Rpass-analysis=klap $FUZZ_CFLAGS \
+      "$src" -o "$bin" 2> "$bin.remarks"; then
     echo "FAILED $mode $src (see $bin.remarks)"
     return 0
   fi

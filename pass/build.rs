@@ -28,7 +28,8 @@ fn main() {
         // LLVM's headers are included as system headers: their warnings are not ours.
         if let Some(dir) = flag.strip_prefix("-I") {
             build.flag("-isystem").flag(dir);
-        } else if flag.starts_with("-D") || flag.starts_with("-std=") || flag == "-fno-exceptions" {
+        } else if flag.starts_with("-D") || flag.starts_with("-std=") || flag == "-fno-exceptions" || flag == "-fno-rtti" {
+            // An LLVM built without RTTI needs a shim without it, or the plugin fails to load.
             build.flag(flag);
         }
     }

@@ -1,7 +1,7 @@
 // klap's host-side setting: the device memory its aggregation records are taken from.
 //
 // By default each translation unit's device code carries its own pool (-klap-pool-size, in MiB;
-// 64 by default). A program may give its own instead, once, before the first launch of a kernel
+// 256 by default). A program may give its own instead, once, before the first launch of a kernel
 // that klap transformed:
 //
 //   void *pool;

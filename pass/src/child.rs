@@ -24,6 +24,7 @@ use crate::llvm::{
     InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ValueExt,
 };
 use crate::runtime::{IndexRegister, Runtime, RuntimeFn};
+use crate::site::abi::{classify_entry, EntryKind};
 use crate::site::ops::entry_alloca;
 use crate::site::{param_layout, uniform};
 use std::collections::{HashMap, HashSet};
@@ -169,6 +170,14 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// Whether each thread of `kernel` can run alone, one after another in one thread: nothing in it or
     /// in what it calls waits for, or talks to, another thread of its block or warp. Else why not.
     pub fn runs_alone(&self, kernel: FunctionValue<'c>) -> Result<(), String> {
+        // Its launches would be made inside the serial loop, launches in a loop next to the aggregation's
+        // warp-synchronous runtime code: test/gpu/multilevel at auto (mid serialized, some of its leaf
+        // launches left to launch there) hung on an H100 in every run.
+        if let Some(launch) = self.calls.find_reached(kernel, |i| {
+            i.called_function().and_then(|f| classify_entry(&f.name())).is_some_and(|e| e.kind == EntryKind::Launch)
+        }) {
+            return Err(format!("it launches kernels itself (in @{})", launch.function().name()));
+        }
         // Run in the parent, an exit would end the parent's thread.
         if let Some(end) = self.calls.thread_end_without_return(kernel) {
             return Err(format!("it can end its thread without returning (in @{})", end.function().name()));
@@ -232,6 +241,11 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let only_returns = exit.get_first_instruction().is_some_and(|i| i.get_opcode() == InstructionOpcode::Return);
         let (f, index) = n.as_param()?;
         (only_returns && f == kernel && n.get_type().is_int_type()).then_some((index, signed))
+    }
+
+    /// `kernel` and every function its calls may reach.
+    pub fn reachable(&self, kernel: FunctionValue<'c>) -> Vec<FunctionValue<'c>> {
+        self.calls.reachable_from(kernel)
     }
 
     /// The code of one thread of `kernel` as a device function (callers check [`Self::runs_alone`]).

@@ -32,6 +32,7 @@ pub enum Remark {
     SerialStreamKept,
     SerialTooLarge,
     SerialChildNotDefined,
+    SerialChildLoops,
     AlreadyTransformed,
     IndexReadNotRemapped,
     ThreadEndWithoutReturn,
@@ -67,6 +68,7 @@ impl Remark {
             Remark::SerialStreamKept => "KLAP302",
             Remark::SerialTooLarge => "KLAP303",
             Remark::SerialChildNotDefined => "KLAP304",
+            Remark::SerialChildLoops => "KLAP305",
             Remark::AlreadyTransformed => "KLAP210",
             Remark::IndexReadNotRemapped => "KLAP211",
             Remark::ThreadEndWithoutReturn => "KLAP212",
@@ -106,7 +108,11 @@ impl Remark {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
             Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
-            Remark::SerialChildCollective | Remark::SerialStreamKept | Remark::SerialTooLarge | Remark::SerialChildNotDefined => {
+            Remark::SerialChildCollective
+            | Remark::SerialStreamKept
+            | Remark::SerialTooLarge
+            | Remark::SerialChildNotDefined
+            | Remark::SerialChildLoops => {
                 "launch not serialized: "
             }
             Remark::NotNormalized => "V1 launch left in the V1 form: ",

@@ -7,6 +7,8 @@
 ; REMARK-DAG: launch not serialized: a launch into a tail stream is ordered after other work: it is launched [KLAP302]
 ; REMARK-DAG: launch not serialized: the threads of @with_barrier cannot run one by one: it waits at a barrier [KLAP301]
 ; REMARK-DAG: launch not serialized: the threads of @with_shared cannot run one by one: it uses shared memory [KLAP301]
+; REMARK-DAG: launch not serialized: each thread of @with_loop runs a loop: it is worth a thread of its own [KLAP305]
+; REMARK-DAG: launch not serialized: the threads of @launcher cannot run one by one: it launches kernels itself (in @launcher) [KLAP301]
 ; CHECK-NOT: __klap_serial
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
@@ -104,6 +106,77 @@ entry:
   %bv = insertvalue %struct.dim3 { i32 poison, i32 1, i32 1 }, i32 32, 0
   store %struct.dim3 %bv, ptr %b, align 4
   %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @with_shared, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %done
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a1, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  br label %done
+done:
+  ret void
+}
+
+define ptx_kernel void @with_loop(ptr %out, i32 %k) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+  %p = getelementptr inbounds i32, ptr %out, i32 %i
+  store i32 %k, ptr %p, align 4
+  %i1 = add i32 %i, 1
+  %more = icmp ult i32 %i1, %k
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+
+define ptx_kernel void @launcher(ptr %out, i32 %k) {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  store %struct.dim3 { i32 1, i32 1, i32 1 }, ptr %g, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %done
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %k, ptr %a1, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr inttoptr (i64 3 to ptr))
+  br label %done
+done:
+  ret void
+}
+
+define ptx_kernel void @loops(ptr %out, i32 %n) {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  store %struct.dim3 { i32 1, i32 1, i32 1 }, ptr %g, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @with_loop, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %done
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a1, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  br label %done
+done:
+  ret void
+}
+
+define ptx_kernel void @nested(ptr %out, i32 %n) {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  store %struct.dim3 { i32 1, i32 1, i32 1 }, ptr %g, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @launcher, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
   %ok = icmp ne ptr %buf, null
   br i1 %ok, label %fill, label %done
 fill:
