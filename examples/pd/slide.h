@@ -13,6 +13,7 @@
 #pragma once
 
 #include "../common/children.h"
+#include "../common/chain.h"
 
 constexpr int kBlock = 512;             // threads of every chain link and flat block (KLAP's parent = child = 512)
 constexpr int kItems = 16;              // elements per thread of a tile
@@ -104,27 +105,6 @@ __global__ void slide_flat(int *buf, int cols, int pad, int n, int *next_place, 
   }
   __syncthreads();
   slide_tile_store<Slide>(buf, cols, pad, first, end, v);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Kernels of the CDP chain that ran. A link lost without an error (clang 22's own lowering drops fire-and-forget and
-// tail launches; klap-normalize or nvcc make them run) is reported as a failed launch, not only as a wrong result.
-__device__ int g_links_run;
-
-__device__ inline void chain_link_ran() { atomicAdd(&g_links_run, 1); }
-
-inline void chain_links_reset() {
-  int zero = 0;
-  CK(cudaMemcpyToSymbol(g_links_run, &zero, sizeof zero));
-}
-
-inline void chain_links_check(long long links) {
-  int ran = 0;
-  CK(cudaMemcpyFromSymbol(&ran, g_links_run, sizeof ran));
-  if (ran != links)
-    die("the chain ran %d of its %lld kernels and no device launch reported an error: a launch was lost (clang 22 "
-        "without klap drops fire-and-forget and tail launches)",
-        ran, links);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
