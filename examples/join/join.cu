@@ -15,8 +15,8 @@ __global__ void join_child(const uint32_t *key, const uint32_t *pay, int n, uint
   }
 }
 
-__global__ void join_parent(JoinDev d, int n_s) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void join_parent(JoinDev d, int first, int n_s) {
+  int i = first + blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n_s) return;
   uint32_t key = d.s_key[i];
   uint32_t b = join_bucket(key, d.bits);
@@ -30,9 +30,13 @@ __global__ void join_parent(JoinDev d, int n_s) {
   }
 }
 
+// In batches: plain CDP could not keep 1,048,576 launches pending at once (cudaErrorLaunchPendingCountExceeded on
+// an H100 with the limit set above that). A batch's grid completes, children included, before the next starts.
 void join_probe(const JoinDev &d, int n_s) {
-  join_parent<<<blocks_for(n_s, kParentBlock), kParentBlock>>>(d, n_s);
-  CK_LAUNCH(join_parent);
+  for (int first = 0; first < n_s; first += kProbeBatch) {
+    join_parent<<<blocks_for(std::min(kProbeBatch, n_s - first), kParentBlock), kParentBlock>>>(d, first, n_s);
+    CK_LAUNCH(join_parent);
+  }
 }
 
 int main(int argc, char **argv) { return join_main(argc, argv, true); }

@@ -14,6 +14,7 @@
 constexpr int kParentBlock = 256;
 constexpr int kChildBlock = 128;
 constexpr int kScanBlock = 1024;
+constexpr int kProbeBatch = 1 << 18;  // probe tuples per parent grid of the CDP version
 
 // Fibonacci hashing: the top `bits` bits of the key times 2^32 / golden ratio, so that neighbouring keys (the
 // gaussian's) land in different buckets.
@@ -156,7 +157,7 @@ inline int join_main(int argc, char **argv, bool cdp) {
     if (int n = bucket_size[join_bucket(s.key[i], bits)]) children.add(blocks_for(n, kChildBlock), kChildBlock);
   children.print();
 
-  if (cdp) reserve_device_launches(children.launches());
+  if (cdp) reserve_device_launches(std::min<size_t>(children.launches(), kProbeBatch));  // one batch at a time
   DevArray<uint32_t> in_key, in_pay, r_key(n_r), r_pay(n_r), s_key, s_pay;
   in_key.upload(r.key);
   in_pay.upload(r.pay);
