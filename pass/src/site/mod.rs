@@ -53,6 +53,9 @@ pub struct Dim3<'c> {
 #[derive(Clone, Copy, Debug)]
 pub enum WriteKind<'c> {
     Store { value: BasicValueEnum<'c> },
+    /// Element `index` of a vector store that spans several parameters (the vectorizer merges the stores
+    /// of adjacent small arguments, two `short`s into one `<2 x i16>`, say).
+    Element { vector: BasicValueEnum<'c>, index: u32 },
     /// `memcpy(buf + offset, src, len)`.
     Copy { src: BasicValueEnum<'c>, len: u64 },
 }
@@ -264,6 +267,7 @@ impl LaunchSite<'_> {
                 [] => "unset".to_string(),
                 [w] if w.offset == p.offset && w.size == p.size => match w.kind {
                     WriteKind::Store { value } => short_operand(value),
+                    WriteKind::Element { vector, index } => format!("{}[{index}]", vector.operand_string()),
                     WriteKind::Copy { src, .. } => format!("copy({})", src.operand_string()),
                 },
                 ws => format!("{{{} writes}}", ws.len()),

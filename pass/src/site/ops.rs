@@ -162,6 +162,11 @@ impl<'c> ArgValues<'c> {
             .map(|w| {
                 let value = match w.kind {
                     WriteKind::Store { value } => value,
+                    WriteKind::Element { vector, index } => {
+                        let b = builder_before(module, w.inst);
+                        let i32t = module.get_context().i32_type();
+                        b.build_extract_element(vector.into_vector_value(), i32t.const_int(index as u64, false), "").expect("builder positioned")
+                    }
                     WriteKind::Copy { src, len } => {
                         let b = builder_before(module, w.inst);
                         let param = &site.params[w.param];
@@ -289,7 +294,13 @@ pub fn rewrite_canonical<'c>(module: &Module<'c>, entries: &CanonicalEntries<'c>
 /// (its null checks become constants) and the dim3 stack objects that only fed it.
 pub fn erase_site(site: &LaunchSite) {
     site.launch.erase();
+    let mut erased: Vec<InstructionValue> = Vec::new();
     for w in &site.writes {
+        // The elements of one vector store are writes of one instruction.
+        if erased.contains(&w.inst) {
+            continue;
+        }
+        erased.push(w.inst);
         let ptr = if w.inst.get_opcode() == InstructionOpcode::Store { w.inst.operand(1) } else { w.inst.operand(0) };
         w.inst.erase();
         erase_dead_address(ptr);

@@ -140,7 +140,19 @@ impl<'c> Recognizer<'_, 'c> {
                     InstructionOpcode::Store if same(user.operand(1), ptr) && !same(user.operand(0), ptr) => {
                         let value = user.operand(0);
                         let size = self.module.store_size(value.get_type());
-                        writes.push(self.write(user, offset, size, WriteKind::Store { value }, params)?);
+                        match self.write(user, offset, size, WriteKind::Store { value }, params) {
+                            Ok(w) => writes.push(w),
+                            Err(e) => match value.get_type() {
+                                BasicTypeEnum::VectorType(v) => {
+                                    let elem = self.module.store_size(v.get_element_type());
+                                    for index in 0..v.get_size() {
+                                        let at = offset + (index as u64 * elem) as i64;
+                                        writes.push(self.write(user, at, elem, WriteKind::Element { vector: value, index }, params)?);
+                                    }
+                                }
+                                _ => return Err(e),
+                            },
+                        }
                     }
                     InstructionOpcode::ICmp if offset == 0 && user.null_test().is_some() => null_checks.push(user),
                     InstructionOpcode::Call if user == launch => {

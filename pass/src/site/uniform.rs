@@ -54,7 +54,7 @@ pub fn analyze<'c>(module: &Module<'c>, sites: &[&LaunchSite<'c>], children: &[F
                     continue;
                 }
                 let ok = match w.kind {
-                    WriteKind::Store { value } => value_uniform(&uniform, value, 0),
+                    WriteKind::Store { value } | WriteKind::Element { vector: value, .. } => value_uniform(&uniform, value, 0),
                     WriteKind::Copy { src, .. } => memory_uniform(&uniform, src, 0),
                 };
                 if !ok {
@@ -76,6 +76,7 @@ fn written<'c>(site: &LaunchSite<'c>, param: usize) -> Vec<(u64, BasicValueEnum<
         .filter(|w| w.param == param)
         .map(|w| match w.kind {
             WriteKind::Store { value } => (w.offset, value, None),
+            WriteKind::Element { vector, index } => (w.offset, vector, Some(index as u64)),
             WriteKind::Copy { src, len } => (w.offset, src, Some(len)),
         })
         .collect()
