@@ -152,6 +152,32 @@ inline FILE *open_input(const std::string &path) {
   return f;
 }
 
+// A Matrix Market coordinate file opened past its header and size line, the entries next.
+struct MtxFile {
+  FILE *f;
+  std::string field, symmetry;  // as the header names them: real, integer, pattern, ...; general, symmetric, ...
+  long long rows, cols, nnz;
+};
+
+inline MtxFile open_mtx(const std::string &path) {
+  MtxFile m{open_input(path), "", "", -1, -1, -1};
+  char line[1024];
+  if (!fgets(line, sizeof line, m.f) || strncmp(line, "%%MatrixMarket", 14) != 0)
+    die("%s: no %%%%MatrixMarket header", path.c_str());
+  char obj[64], fmt[64], field[64], sym[64];
+  if (sscanf(line, "%%%%MatrixMarket %63s %63s %63s %63s", obj, fmt, field, sym) != 4 || strcmp(obj, "matrix") != 0 ||
+      strcmp(fmt, "coordinate") != 0)
+    die("%s: only 'matrix coordinate' files are supported", path.c_str());
+  m.field = field;
+  m.symmetry = sym;
+  while (fgets(line, sizeof line, m.f)) {
+    if (line[0] == '%' || line[strspn(line, " \t\r\n")] == '\0') continue;
+    if (sscanf(line, "%lld %lld %lld", &m.rows, &m.cols, &m.nnz) != 3) die("%s: bad size line", path.c_str());
+    break;
+  }
+  return m;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // splitmix64: tiny, seedable, and the same sequence everywhere.
 struct Rng {

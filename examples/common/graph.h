@@ -74,20 +74,10 @@ inline Graph read_gr(const std::string &path) {
 // Matrix Market coordinate file as an undirected graph: an entry (i, j) with i != j is the edge {i, j};
 // the diagonal and repeated entries are dropped. Symmetric files store one triangle, general ones both.
 inline Graph read_mtx_graph(const std::string &path) {
-  FILE *f = open_input(path);
+  MtxFile m = open_mtx(path);
+  FILE *f = m.f;
   char line[1024];
-  if (!fgets(line, sizeof line, f) || strncmp(line, "%%MatrixMarket", 14) != 0)
-    die("%s: no %%%%MatrixMarket header", path.c_str());
-  char obj[64], fmt[64], field[64], sym[64];
-  if (sscanf(line, "%%%%MatrixMarket %63s %63s %63s %63s", obj, fmt, field, sym) != 4 || strcmp(obj, "matrix") != 0 ||
-      strcmp(fmt, "coordinate") != 0)
-    die("%s: only 'matrix coordinate' files are supported", path.c_str());
-  long long rows = -1, cols = -1, nnz = -1;
-  while (fgets(line, sizeof line, f)) {
-    if (line[0] == '%' || line[strspn(line, " \t\r\n")] == '\0') continue;
-    if (sscanf(line, "%lld %lld %lld", &rows, &cols, &nnz) != 3) die("%s: bad size line", path.c_str());
-    break;
-  }
+  const long long rows = m.rows, cols = m.cols, nnz = m.nnz;
   if (rows <= 0 || rows != cols || rows >= (1 << 30) || nnz < 0) die("%s: need a square matrix", path.c_str());
 
   std::vector<std::pair<int, int>> e;

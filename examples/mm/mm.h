@@ -42,24 +42,15 @@ void mm_multiply(const MmDev &d, int n);
 // Matrix Market coordinate file, real, integer or pattern (values 1), general or symmetric (the other triangle is
 // added); entries sorted by row, then column.
 inline Csr read_mtx_csr(const std::string &path) {
-  FILE *f = open_input(path);
+  MtxFile m = open_mtx(path);
+  FILE *f = m.f;
   char line[1024];
-  if (!fgets(line, sizeof line, f) || strncmp(line, "%%MatrixMarket", 14) != 0)
-    die("%s: no %%%%MatrixMarket header", path.c_str());
-  char obj[64], fmt[64], field[64], sym[64];
-  if (sscanf(line, "%%%%MatrixMarket %63s %63s %63s %63s", obj, fmt, field, sym) != 4 || strcmp(obj, "matrix") != 0 ||
-      strcmp(fmt, "coordinate") != 0)
-    die("%s: only 'matrix coordinate' files are supported", path.c_str());
-  bool pattern = strcmp(field, "pattern") == 0, symmetric = strcmp(sym, "symmetric") == 0;
-  if (!pattern && strcmp(field, "real") != 0 && strcmp(field, "integer") != 0)
-    die("%s: field '%s' is not real, integer or pattern", path.c_str(), field);
-  if (!symmetric && strcmp(sym, "general") != 0) die("%s: symmetry '%s' is not general or symmetric", path.c_str(), sym);
-  long long rows = -1, cols = -1, nnz = -1;
-  while (fgets(line, sizeof line, f)) {
-    if (line[0] == '%' || line[strspn(line, " \t\r\n")] == '\0') continue;
-    if (sscanf(line, "%lld %lld %lld", &rows, &cols, &nnz) != 3) die("%s: bad size line", path.c_str());
-    break;
-  }
+  const long long rows = m.rows, cols = m.cols, nnz = m.nnz;
+  bool pattern = m.field == "pattern", symmetric = m.symmetry == "symmetric";
+  if (!pattern && m.field != "real" && m.field != "integer")
+    die("%s: field '%s' is not real, integer or pattern", path.c_str(), m.field.c_str());
+  if (!symmetric && m.symmetry != "general")
+    die("%s: symmetry '%s' is not general or symmetric", path.c_str(), m.symmetry.c_str());
   if (rows <= 0 || cols <= 0 || rows >= (1 << 30) || cols >= (1 << 30) || nnz < 0 || nnz >= (1ll << 30))
     die("%s: bad matrix size", path.c_str());
 
