@@ -122,16 +122,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         kernel.clone_body_into(f, &placeholder_values);
         let body = f.get_basic_blocks()[1];
 
-        // The kernel's stack objects stay in the entry block, so they remain static allocas.
-        let allocas: Vec<InstructionValue<'c>> =
-            body.get_instructions().take_while(|i| i.get_opcode() == InstructionOpcode::Alloca).collect();
-        for inst in allocas {
-            match placeholders.first() {
-                Some(p) => b.position_before(p),
-                None => b.position_at_end(entry),
-            }
-            inst.move_to(&b);
-        }
+        hoist_allocas(&b, body, entry);
         b.position_at_end(entry);
         let args = b.call_value(runtime.get(RuntimeFn::ChildEnter), &[chunk]);
         let active = b.is_not_null(args);
@@ -301,16 +292,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         f.set_linkage(Linkage::Internal);
         f.add_inline_always();
         let body = f.get_basic_blocks()[1];
-        // The kernel's stack objects stay in the entry block, so they remain static allocas.
-        let allocas: Vec<InstructionValue<'c>> =
-            body.get_instructions().take_while(|i| i.get_opcode() == InstructionOpcode::Alloca).collect();
-        for inst in allocas {
-            match entry.get_first_instruction() {
-                Some(first) => b.position_before(&first),
-                None => b.position_at_end(entry),
-            }
-            inst.move_to(&b);
-        }
+        hoist_allocas(&b, body, entry);
         b.position_at_end(entry);
         b.build_unconditional_branch(body).expect("builder positioned");
         let indices: Vec<BasicValueEnum<'c>> = (0..registers.len()).map(|i| f.get_nth_param((params.len() + i) as u32).unwrap()).collect();
@@ -525,6 +507,21 @@ fn asm_needs_threads(text: &str) -> Option<&'static str> {
 fn is_shared_pointer(v: &BasicValueEnum) -> bool {
     const SHARED_ADDRSPACE: u16 = 3;
     matches!(v.get_type(), BasicTypeEnum::PointerType(p) if p.get_address_space() == SHARED_ADDRSPACE.into())
+}
+
+/// Moves the allocas a cloned kernel body starts with to the start of the variant's entry block, in their
+/// order: the kernel's stack objects stay static allocas.
+fn hoist_allocas<'c>(b: &crate::llvm::Builder<'c>, body: crate::llvm::BasicBlock<'c>, entry: crate::llvm::BasicBlock<'c>) {
+    let allocas: Vec<InstructionValue<'c>> =
+        body.get_instructions().take_while(|i| i.get_opcode() == InstructionOpcode::Alloca).collect();
+    let anchor = entry.get_first_instruction();
+    for inst in allocas {
+        match anchor {
+            Some(first) => b.position_before(&first),
+            None => b.position_at_end(entry),
+        }
+        inst.move_to(b);
+    }
 }
 
 /// Whether `v` is `blockIdx.x * blockDim.x + threadIdx.x` (either operand order, possibly widened).
