@@ -294,12 +294,38 @@ fn pointer_uses<'c>(loads: &[InstructionValue<'c>]) -> Result<Vec<InstructionVal
                 InstructionOpcode::Store => return escapes(user, "is stored to memory"),
                 InstructionOpcode::Call => return escapes(user, "is passed to a call"),
                 InstructionOpcode::Return => return escapes(user, "is returned"),
-                InstructionOpcode::PtrToInt => return escapes(user, "becomes an integer"),
+                InstructionOpcode::PtrToInt => {
+                    if let Some(use_) = integer_escape(user) {
+                        return escapes(use_, "becomes an integer that is kept or turned back into a pointer");
+                    }
+                }
                 _ => return escapes(user, "is used"),
             }
         }
     }
     Ok(frees)
+}
+
+/// Where the integer value of a pointer (`ptrtoint`) goes further than arithmetic and comparisons (an
+/// alignment test, a hash), if it does: kept in memory, passed on, or made a pointer again.
+fn integer_escape<'c>(ptrtoint: InstructionValue<'c>) -> Option<InstructionValue<'c>> {
+    use InstructionOpcode::*;
+    let mut seen: HashSet<InstructionValue<'c>> = HashSet::new();
+    let mut work = vec![ptrtoint];
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for user in v.result().instruction_users() {
+            match user.get_opcode() {
+                ICmp => {}
+                Add | Sub | Mul | UDiv | SDiv | URem | SRem | Shl | LShr | AShr | And | Or | Xor | Trunc | ZExt | SExt | Select | Phi
+                | Freeze => work.push(user),
+                _ => return Some(user),
+            }
+        }
+    }
+    None
 }
 
 /// The values a freed pointer may be: through casts, phis and selects to their sources.

@@ -52,6 +52,24 @@ done:
   ret void
 }
 
+; The pointer's integer value tested for alignment (device_malloc.cu does) goes nowhere: aggregated.
+; CHECK-LABEL: define ptx_kernel void @alignment_test(
+; CHECK:         call i32 @__klap_malloc(ptr %slot, i64 64)
+; CHECK:         call i32 @__klap_free(ptr %p)
+define ptx_kernel void @alignment_test(ptr %out) {
+entry:
+  %slot = alloca ptr, align 8
+  %err = call i32 @__cudaCDP2Malloc(ptr %slot, i64 64)
+  %p = load ptr, ptr %slot, align 8
+  %i = ptrtoint ptr %p to i64
+  %low = and i64 %i, 15
+  %aligned = icmp eq i64 %low, 0
+  %flag = zext i1 %aligned to i32
+  store i32 %flag, ptr %out, align 4
+  %f = call i32 @__cudaCDP2Free(ptr %p)
+  ret void
+}
+
 ; The runtime's entry points, linked in with the signatures of the device runtime's.
 ; CHECK: define internal i32 @__klap_malloc(ptr {{.*}}, i64 {{.*}})
 ; CHECK: define internal i32 @__klap_free(ptr {{.*}})
@@ -59,3 +77,4 @@ done:
 declare void @llvm.lifetime.start.p0(ptr)
 declare void @llvm.lifetime.end.p0(ptr)
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+
