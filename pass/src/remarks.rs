@@ -36,6 +36,10 @@ pub enum Remark {
     AlreadyTransformed,
     IndexReadNotRemapped,
     ThreadEndWithoutReturn,
+    MallocAggregated,
+    MallocTargetUnknown,
+    MallocEscapes,
+    MallocFreeMixed,
 }
 
 impl Remark {
@@ -72,6 +76,10 @@ impl Remark {
             Remark::AlreadyTransformed => "KLAP210",
             Remark::IndexReadNotRemapped => "KLAP211",
             Remark::ThreadEndWithoutReturn => "KLAP212",
+            Remark::MallocAggregated => "KLAP500",
+            Remark::MallocTargetUnknown => "KLAP501",
+            Remark::MallocEscapes => "KLAP502",
+            Remark::MallocFreeMixed => "KLAP503",
         }
     }
 
@@ -98,7 +106,7 @@ impl Remark {
             | Remark::WarpFallback
             | Remark::BlockForWarpLoop
             | Remark::AlreadyTransformed => RemarkKind::Analysis,
-            Remark::Normalized | Remark::Aggregated | Remark::Serialized => RemarkKind::Passed,
+            Remark::Normalized | Remark::Aggregated | Remark::Serialized | Remark::MallocAggregated => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -108,6 +116,8 @@ impl Remark {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
             Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::MallocAggregated => "",
+            Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::SerialChildCollective
             | Remark::SerialStreamKept
             | Remark::SerialTooLarge
