@@ -6,7 +6,7 @@
 use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, ModuleExt, RawCtx, RegisterCallbacks};
 use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
-use crate::transform::{aggregate, normalize, serialize, Granularity, Options};
+use crate::transform::{aggregate, block_reuse, normalize, serialize, BlockReuse, Granularity, Options};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -20,20 +20,23 @@ pub enum Step {
     Normalize,
     /// Small children run in the launching thread (transform/serialize.rs).
     Serialize,
+    /// Children run by the launching block at its end (transform/block_reuse.rs).
+    BlockReuse,
     /// Launch aggregation at the chosen granularity (transform/aggregate.rs).
     Aggregate,
 }
 
 impl Step {
-    pub const PIPELINE: [Step; 3] = [Step::Normalize, Step::Serialize, Step::Aggregate];
+    pub const PIPELINE: [Step; 4] = [Step::Normalize, Step::Serialize, Step::BlockReuse, Step::Aggregate];
 
     /// The step's bit in the shim's `DisabledSteps` (`-klap-disable-normalize`, `-klap-disable-serialize`,
-    /// `-klap-disable-aggregate`).
+    /// `-klap-disable-block-reuse`, `-klap-disable-aggregate`).
     fn bit(self) -> u32 {
         match self {
             Step::Normalize => 1,
             Step::Aggregate => 2,
             Step::Serialize => 4,
+            Step::BlockReuse => 8,
         }
     }
 
@@ -41,6 +44,7 @@ impl Step {
         match self {
             Step::Normalize => "normalize",
             Step::Serialize => "serialize",
+            Step::BlockReuse => "block-reuse",
             Step::Aggregate => "aggregate",
         }
     }
@@ -50,6 +54,7 @@ impl Step {
         match self {
             Step::Normalize => true,
             Step::Serialize => options.serialize,
+            Step::BlockReuse => options.block_reuse != BlockReuse::Off,
             Step::Aggregate => options.granularity != Granularity::None,
         }
     }
@@ -61,8 +66,9 @@ impl Step {
     fn mark(self) -> Option<&'static str> {
         match self {
             Step::Normalize => None,
-            // Serializing again would serialize the fallback launches of the first run once more.
-            Step::Serialize | Step::Aggregate => Some(self.name()),
+            // Serializing (reusing) again would serialize (queue) the fallback launches of the first run
+            // once more.
+            Step::Serialize | Step::BlockReuse | Step::Aggregate => Some(self.name()),
         }
     }
 }
@@ -89,11 +95,14 @@ pub struct RawOptions {
     pool_bytes: u64,
     disabled_steps: u32,
     serialize_threshold: u64,
+    block_reuse: bool,
+    block_reuse_queue: u32,
 }
 
 impl RawOptions {
     fn options(&self) -> Options {
-        // `auto` (4): small children serialized, the rest aggregated per grid.
+        // `auto` (4): small children serialized, children whose threads need each other run by their
+        // launching block, the rest aggregated per grid.
         let granularity = match self.granularity {
             0 => Granularity::None,
             1 => Granularity::Warp,
@@ -108,6 +117,12 @@ impl RawOptions {
             trace: self.trace,
             serialize: self.serialize || self.granularity == 4,
             serialize_threshold: self.serialize_threshold,
+            block_reuse: match (self.block_reuse, self.granularity == 4) {
+                (true, _) => BlockReuse::Every,
+                (false, true) => BlockReuse::NeedsBlock,
+                (false, false) => BlockReuse::Off,
+            },
+            block_reuse_queue: self.block_reuse_queue as u64,
         }
     }
 }
@@ -131,6 +146,7 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
         let step_changed = match step {
             Step::Normalize => normalize::run(&module, model, ctx),
             Step::Serialize => serialize::run(&module, model, ctx, options),
+            Step::BlockReuse => block_reuse::run(&module, model, ctx, options),
             Step::Aggregate => aggregate::run(&module, model, ctx, options)?,
         };
         if step_changed {
