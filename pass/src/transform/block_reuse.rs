@@ -159,10 +159,13 @@ fn decide<'c>(
         Stream::FireAndForget => "fire-and-forget",
         Stream::Null if options.merge_null_stream => "NULL-stream",
         other => {
-            return Err((
-                Remark::ReuseStreamKept,
-                format!("a launch into a {} stream is ordered after other work: it is launched", other.as_str()),
-            ))
+            let stream = match other {
+                Stream::Tail => "the tail stream (it waits for the whole parent grid)",
+                Stream::PerThread => "the per-thread stream",
+                Stream::Null => "the NULL stream, with -klap-merge-null-stream=false",
+                _ => "a created stream",
+            };
+            return Err((Remark::ReuseStreamKept, format!("a launch into {stream} is ordered after other work: it is launched")));
         }
     };
     let needs_block = variants.runs_alone(child).err();
@@ -348,7 +351,7 @@ impl<'a, 'c> Parent<'a, 'c> {
         let (grid, block) = (fields(&site.grid), fields(&site.block));
         let wide = |v: IntValue<'c>| b.build_int_z_extend(v, i64t, "").unwrap();
         let cmp = |p, a: IntValue<'c>, c: IntValue<'c>| b.build_int_compare(p, a, c, "").unwrap();
-        // Checks a constant configuration passes leave no code.
+        // A check that is constant true where it is built adds nothing (the later ones LLVM simplifies).
         let and = |a: IntValue<'c>, c: IntValue<'c>| match c.get_zero_extended_constant() {
             Some(1) => a,
             _ => b.build_and(a, c, "").unwrap(),
