@@ -40,6 +40,7 @@ STATISTIC(NumLaunchesNormalized, "V1 device launches rewritten into the V2 form"
 STATISTIC(NumLaunchesAggregated, "Device launches aggregated");
 STATISTIC(NumLaunchesSerialized, "Device launches serialized");
 STATISTIC(NumMallocsAggregated, "Device-side cudaMalloc calls aggregated per warp");
+STATISTIC(NumLaunchesBlockReused, "Device launches run by their launching block");
 
 static cl::opt<std::string> GranularityOpt(
     "klap-granularity",
@@ -88,11 +89,27 @@ static cl::opt<unsigned> SerializeThresholdOpt("klap-serialize-threshold",
                                                cl::desc("The most threads a child grid may have to be serialized"),
                                                cl::init(DefaultSerializeThreshold));
 
+static cl::opt<bool> BlockReuseOpt("klap-block-reuse",
+                                   cl::desc("Run the child blocks a parent block launches with the parent block's "
+                                            "threads at its end instead of launching them (on with "
+                                            "-klap-granularity=auto for children whose threads need each other)"),
+                                   cl::init(false));
+
+// A bound on the shared memory the queue takes from every parent block (records of 32 bytes plus the
+// child's arguments), not a measured optimum.
+static constexpr unsigned DefaultBlockReuseQueue = 32;
+
+static cl::opt<unsigned> BlockReuseQueueOpt("klap-block-reuse-queue",
+                                            cl::desc("Launch records a parent block's block-reuse queue holds"),
+                                            cl::init(DefaultBlockReuseQueue));
+
 // One switch per step of the pipeline (plugin.rs), for finding which step a problem comes from.
 static cl::opt<bool> DisableNormalizeOpt("klap-disable-normalize", cl::desc("Skip klap's normalize step"),
                                          cl::init(false));
 static cl::opt<bool> DisableSerializeOpt("klap-disable-serialize", cl::desc("Skip klap's serialization step"),
                                          cl::init(false));
+static cl::opt<bool> DisableBlockReuseOpt("klap-disable-block-reuse", cl::desc("Skip klap's block-reuse step"),
+                                          cl::init(false));
 static cl::opt<bool> DisableAggregateOpt("klap-disable-aggregate", cl::desc("Skip klap's aggregation step"),
                                          cl::init(false));
 static cl::opt<bool> DisableMallocOpt("klap-disable-malloc",
@@ -117,7 +134,7 @@ struct KlapCtx {
 
 // The options of klap's transformations, as pass/src/plugin.rs's RawOptions reads them (same fields, same
 // order). Granularity: 0 none, 1 warp, 2 block, 3 grid, 4 auto. DisabledSteps: bit 0 normalize, bit 1
-// aggregate, bit 2 serialize, bit 3 malloc.
+// aggregate, bit 2 serialize, bit 3 malloc, bit 4 block reuse.
 struct KlapRustOptions {
   uint32_t Granularity = 3;
   bool MergeNullStream = true;
@@ -127,6 +144,8 @@ struct KlapRustOptions {
   uint64_t PoolBytes = 0;
   uint32_t DisabledSteps = 0;
   uint64_t SerializeThreshold = DefaultSerializeThreshold;
+  bool BlockReuse = false;
+  uint32_t BlockReuseQueue = DefaultBlockReuseQueue;
 };
 
 extern "C" {
@@ -228,16 +247,18 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.Trace = TraceOpt;
   O.Rust.Serialize = SerializeOpt;
   O.Rust.SerializeThreshold = SerializeThresholdOpt;
-  O.Rust.DisabledSteps =
-      (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) | (DisableSerializeOpt ? 4u : 0u) |
-      (DisableMallocOpt ? 8u : 0u);
+  O.Rust.BlockReuse = BlockReuseOpt;
+  O.Rust.BlockReuseQueue = BlockReuseQueueOpt;
+  O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) |
+                         (DisableSerializeOpt ? 4u : 0u) | (DisableMallocOpt ? 8u : 0u) |
+                         (DisableBlockReuseOpt ? 16u : 0u);
   O.InlineRuntime = InlineRuntimeOpt && !DisableInlineRuntimeOpt;
   return O;
 }
 
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
-//      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;pool-mib=N;trace;
-//      no-inline-runtime>
+//      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
+//      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
   KlapOptions O = optionsFromCommandLine();
   while (!Params.empty()) {
@@ -262,6 +283,13 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       if (P.getAsInteger(10, N))
         return make_error<StringError>("klap: serialize-threshold needs a number", inconvertibleErrorCode());
       O.Rust.SerializeThreshold = N;
+    } else if (P == "block-reuse" || P == "no-block-reuse") {
+      O.Rust.BlockReuse = P == "block-reuse";
+    } else if (P.consume_front("block-reuse-queue=")) {
+      unsigned N;
+      if (P.getAsInteger(10, N) || N == 0)
+        return make_error<StringError>("klap: block-reuse-queue needs a positive number", inconvertibleErrorCode());
+      O.Rust.BlockReuseQueue = N;
     } else if (P == "no-inline-runtime") {
       O.InlineRuntime = false;
     } else if (P.consume_front("pool-mib=")) {
@@ -287,6 +315,7 @@ KlapRustOptions normalizeOnly() {
   KlapRustOptions O = optionsFromCommandLine().Rust;
   O.Granularity = 0;
   O.Serialize = false;
+  O.BlockReuse = false;
   return O;
 }
 
@@ -325,7 +354,7 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
       });
   PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
     KlapOptions O = optionsFromCommandLine();
-    if (O.Rust.Granularity != 0 || O.Rust.Serialize)
+    if (O.Rust.Granularity != 0 || O.Rust.Serialize || O.Rust.BlockReuse)
       addPipeline(MPM, O);
     else if (NormalizeAtOptimizerLast)
       MPM.addPass(KlapPipelinePass(normalizeOnly()));
@@ -487,7 +516,8 @@ enum KlapStatistic {
   NormalizedLaunch = 2,
   AggregatedLaunch = 3,
   SerializedLaunch = 4,
-  AggregatedMalloc = 5
+  AggregatedMalloc = 5,
+  BlockReusedLaunch = 6
 };
 
 void klap_count(unsigned Which, unsigned N) {
@@ -509,6 +539,9 @@ void klap_count(unsigned Which, unsigned N) {
     break;
   case AggregatedMalloc:
     NumMallocsAggregated += N;
+    break;
+  case BlockReusedLaunch:
+    NumLaunchesBlockReused += N;
     break;
   }
 }

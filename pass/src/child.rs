@@ -17,11 +17,19 @@
 //!   ([`ChildVariants::runs_alone`]).
 //! - [`VariantKind::Serial`]: `K__klap_serial(params..., gx, gy, gz, bx, by, bz)`, every thread of a
 //!   child grid, one after another, in the calling thread.
+//! - [`VariantKind::Block`]: `K__klap_block(params..., i32 x 12, i32 threads)`, the code of one child
+//!   thread as the thread variant has it, for a parent block whose threads run one child block together
+//!   (block reuse): its static and dynamic shared memory stay shared memory, its warp collectives stay
+//!   (its threads are the parent block's first `threads`, whole warps), and its `__syncthreads` become
+//!   barrier 1 among the threads running the child block (`threads`; 0: the whole parent block), so that
+//!   parent threads with no child thread to play wait elsewhere. A child thread that returns keeps
+//!   arriving at that barrier until every thread of the child block has returned: the child's threads
+//!   that end early count as arrived at the barriers of the others, as they do in a block of its own.
 
 use crate::callgraph::CallGraph;
 use crate::llvm::{
     AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, BasicValueEnum, BuilderExt, FunctionExt, FunctionValue,
-    InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ValueExt,
+    InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt, ValueExt,
 };
 use crate::runtime::{IndexRegister, Runtime, RuntimeFn};
 use crate::site::abi::{classify_entry, EntryKind};
@@ -34,6 +42,7 @@ pub enum VariantKind {
     Aggregated,
     Thread,
     Serial,
+    Block,
 }
 
 /// A variant of a child kernel.
@@ -260,14 +269,92 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         self.variants[&key].function
     }
 
+    /// Whether a parent block can run blocks of `kernel` with its own threads ([`VariantKind::Block`]),
+    /// else why not: the variant must see every barrier and index read of the child to rewrite it, and
+    /// the child's threads must end by returning (the parent block goes on after the child block).
+    pub fn block_runnable(&self, kernel: FunctionValue<'c>) -> Result<(), String> {
+        if let Some(end) = self.calls.thread_end_without_return(kernel) {
+            return Err(format!("it can end its thread without returning (in @{})", end.function().name()));
+        }
+        if let Some((_, why)) = unremappable_index_read(&self.calls, kernel) {
+            return Err(why);
+        }
+        kernel_barriers(&self.calls, kernel)?;
+        for f in self.calls.reachable_from(kernel) {
+            let within = if f == kernel { String::new() } else { format!(" (in @{}, which it calls)", f.name()) };
+            for callee in f.instructions().into_iter().filter_map(|i| i.called_function()) {
+                if self.readers.contains(&callee) && (0..callee.count_params()).any(|i| callee.param_byval_type(i).is_some()) {
+                    return Err(format!("@{}, which reads an index register, takes a by-value argument{within}", callee.name()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The code of one thread of `kernel` for a parent block that runs one of its blocks with all its
+    /// threads (callers check [`Self::block_runnable`]). Built from the kernel as it is when first asked
+    /// for: block reuse asks before it changes any kernel.
+    pub fn block(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
+        let key = (kernel, VariantKind::Block);
+        if !self.variants.contains_key(&key) {
+            let v = self.build_block(kernel);
+            self.variants.insert(key, v);
+        }
+        self.variants[&key].function
+    }
+
+    fn build_block(&mut self, kernel: FunctionValue<'c>) -> Variant<'c> {
+        let module = self.module;
+        let cx = module.get_context();
+        let barriers = kernel_barriers(&self.calls, kernel).expect("checked by block_runnable");
+        let v = self.build_one_thread(kernel, "__klap_block", &[cx.i32_type().into()]);
+        let f = v.function;
+        f.set_convergent();
+        if barriers.is_empty() {
+            return v;
+        }
+        let threads = f.get_nth_param(f.count_params() - 1).unwrap();
+        threads.set_value_name("klap.threads");
+        let barrier = child_barrier(module);
+        let b = cx.create_builder();
+        let i1 = cx.bool_type();
+        for inst in f.instructions().into_iter().filter(|i| matches!(barrier_use(*i), BarrierUse::Syncthreads)) {
+            b.position_before(&inst);
+            b.call(barrier, &[threads, i1.const_zero().into()]);
+            inst.erase();
+        }
+        for ret in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return) {
+            // ret void: a kernel returns nothing.
+            let block = ret.block();
+            ret.erase();
+            let wait = cx.append_basic_block(f, "klap.child.returned");
+            let done = cx.append_basic_block(f, "klap.child.done");
+            b.position_at_end(block);
+            b.build_unconditional_branch(wait).expect("builder positioned");
+            b.position_at_end(wait);
+            let all = b.call_value(barrier, &[threads, i1.const_all_ones().into()]).into_int_value();
+            b.build_conditional_branch(all, done, wait).expect("builder positioned");
+            b.position_at_end(done);
+            b.build_return(None).expect("builder positioned");
+        }
+        v
+    }
+
     fn build_thread(&mut self, kernel: FunctionValue<'c>) -> Variant<'c> {
+        self.build_one_thread(kernel, "__klap_thread", &[])
+    }
+
+    /// `kernel`'s code for one of its threads as a device function named with `suffix`: its parameters,
+    /// then its index registers (the table's order), then `extra` parameters of the caller's.
+    fn build_one_thread(&mut self, kernel: FunctionValue<'c>, suffix: &str, extra: &[BasicMetadataTypeEnum<'c>]) -> Variant<'c> {
         let module = self.module;
         let cx = module.get_context();
         let (params, param_size) = param_layout(module, kernel);
         let registers = IndexRegister::all();
         let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_params().iter().map(|p| p.get_type().into()).collect();
         types.extend(registers.iter().map(|_| BasicMetadataTypeEnum::from(cx.i32_type())));
-        let name = format!("{}__klap_thread", kernel.name());
+        types.extend_from_slice(extra);
+        let name = format!("{}{suffix}", kernel.name());
         let f = module.add_function(&name, cx.void_type().fn_type(&types, false), None);
         let entry = cx.append_basic_block(f, "klap.entry");
         let b = cx.create_builder();
@@ -571,4 +658,100 @@ pub fn unremappable_index_read<'c>(calls: &CallGraph<'c>, kernel: FunctionValue<
         None => format!("@{at} makes a call through a pointer that may reach a function reading an index register"),
     };
     Some((found, why))
+}
+
+/// How a call takes part in a barrier of the thread block.
+pub enum BarrierUse {
+    /// Not a barrier of the block.
+    None,
+    /// `__syncthreads()`: barrier 0, every thread of the block.
+    Syncthreads,
+    /// Another barrier of the block (a named or counted one, a reduction, a cluster barrier, one in
+    /// inline assembly), with what it is.
+    Other(&'static str),
+}
+
+/// What `inst` does with the block's barriers.
+pub fn barrier_use(inst: InstructionValue) -> BarrierUse {
+    if inst.get_opcode() != InstructionOpcode::Call {
+        return BarrierUse::None;
+    }
+    if let Some(text) = inst.inline_asm_text() {
+        let lower = text.to_ascii_lowercase();
+        let warp_only = lower.contains("bar.warp") && !lower.replace("bar.warp", "").contains("bar");
+        return if (lower.contains("bar.") || lower.contains("barrier")) && !warp_only {
+            BarrierUse::Other("a barrier in inline assembly")
+        } else {
+            BarrierUse::None
+        };
+    }
+    let Some(name) = inst.called_function().map(|f| f.name()) else { return BarrierUse::None };
+    let barrier_zero = || inst.operand(0).const_int() == Some(0);
+    match name.as_str() {
+        "llvm.nvvm.barrier0" => BarrierUse::Syncthreads,
+        "llvm.nvvm.barrier.cta.sync.aligned.all" | "llvm.nvvm.barrier.cta.sync.all" if barrier_zero() => BarrierUse::Syncthreads,
+        "llvm.nvvm.bar.warp.sync" => BarrierUse::None,
+        n if n.starts_with("llvm.nvvm.barrier.cta.red") || n.starts_with("llvm.nvvm.barrier0.") => {
+            BarrierUse::Other("a barrier with a reduction (__syncthreads_count, _and, _or)")
+        }
+        n if n.starts_with("llvm.nvvm.barrier.cluster") => BarrierUse::Other("a cluster barrier"),
+        n if n.starts_with("llvm.nvvm.barrier") || n.starts_with("llvm.nvvm.bar.") => BarrierUse::Other("a named or counted barrier"),
+        _ => BarrierUse::None,
+    }
+}
+
+/// The `__syncthreads()` calls of `kernel` itself, when they are all the barriers its threads can reach:
+/// else why a transformation cannot follow its barriers (another kind, or one in a function it calls,
+/// which would need a copy; a call through a pointer might reach one).
+pub fn kernel_barriers<'c>(calls: &CallGraph<'c>, kernel: FunctionValue<'c>) -> Result<Vec<InstructionValue<'c>>, String> {
+    let mut found = Vec::new();
+    for f in calls.reachable_from(kernel).into_iter().filter(|f| !f.is_declaration()) {
+        if calls.calls_indirectly(f) {
+            return Err(format!("@{} makes a call through a pointer, which may reach a barrier", f.name()));
+        }
+        for inst in f.instructions() {
+            match barrier_use(inst) {
+                BarrierUse::None => {}
+                BarrierUse::Other(what) => return Err(format!("@{} uses {what}", f.name())),
+                BarrierUse::Syncthreads if f != kernel => {
+                    return Err(format!("@{} waits at a barrier in @{}, which it calls", kernel.name(), f.name()))
+                }
+                BarrierUse::Syncthreads => found.push(inst),
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// `__klap_child_barrier(i32 threads, i1 done) -> i1`: barrier 1 among the first `threads` threads of the
+/// block (0: all of them), non-aligned (the threads that returned from the child wait at another
+/// instruction than those still in it); true when every thread arrived with `done`.
+fn child_barrier<'c>(module: &Module<'c>) -> FunctionValue<'c> {
+    const NAME: &str = "__klap_child_barrier";
+    if let Some(f) = module.get_function(NAME) {
+        return f;
+    }
+    let cx = module.get_context();
+    let (i1, i32t) = (cx.bool_type(), cx.i32_type());
+    let f = module.add_function(NAME, i1.fn_type(&[i32t.into(), i1.into()], false), Some(Linkage::Internal));
+    f.add_inline_always();
+    f.set_convergent();
+    let all = module.get_or_declare("llvm.nvvm.barrier.cta.red.and.all", i1.fn_type(&[i32t.into(), i1.into()], false));
+    let counted = module.get_or_declare("llvm.nvvm.barrier.cta.red.and.count", i1.fn_type(&[i32t.into(), i32t.into(), i1.into()], false));
+    let (threads, done) = (f.get_nth_param(0).unwrap(), f.get_nth_param(1).unwrap());
+    let entry = cx.append_basic_block(f, "entry");
+    let whole = cx.append_basic_block(f, "whole.block");
+    let some = cx.append_basic_block(f, "some.warps");
+    let b = cx.create_builder();
+    b.position_at_end(entry);
+    let id = i32t.const_int(1, false).into();
+    let is_whole = b.build_int_compare(IntPredicate::EQ, threads.into_int_value(), i32t.const_zero(), "").unwrap();
+    b.build_conditional_branch(is_whole, whole, some).unwrap();
+    b.position_at_end(whole);
+    let r = b.call_value(all, &[id, done]);
+    b.build_return(Some(&r)).unwrap();
+    b.position_at_end(some);
+    let r = b.call_value(counted, &[id, threads, done]);
+    b.build_return(Some(&r)).unwrap();
+    f
 }

@@ -21,7 +21,7 @@ pub use inkwell::values::{
     AnyValue, AsValueRef, BasicValue, BasicValueEnum, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue,
     IntValue, Operand, PointerValue,
 };
-pub use inkwell::{AddressSpace, IntPredicate};
+pub use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::types::AsTypeRef;
@@ -116,6 +116,7 @@ pub enum Statistic {
     AggregatedLaunch = 3,
     SerializedLaunch = 4,
     AggregatedMalloc = 5,
+    BlockReusedLaunch = 6,
 }
 
 pub fn count(which: Statistic, n: usize) {
@@ -656,6 +657,12 @@ pub trait FunctionExt<'c>: Copy {
         self.this().remove_enum_attribute(AttributeLoc::Function, kind_id("noinline"));
         self.this().add_attribute(AttributeLoc::Function, cx.create_enum_attribute(kind_id("alwaysinline"), 0));
     }
+    /// Marks the function `convergent`: it waits at barriers, so calls of it must not be made to depend
+    /// on more or other conditions than they do.
+    fn set_convergent(self) {
+        let cx = self.this().get_type().get_context();
+        self.this().add_attribute(AttributeLoc::Function, cx.create_enum_attribute(kind_id("convergent"), 0));
+    }
     /// Removes a function nothing uses.
     fn erase(self) {
         debug_assert!(!self.this().has_users());
@@ -815,6 +822,13 @@ pub trait BuilderExt<'c> {
         let index = cx.i64_type().const_int(offset, false);
         // SAFETY: an i8 GEP with a constant index on a pointer value.
         let gep = unsafe { self.this().build_in_bounds_gep(cx.i8_type(), base.into_pointer_value(), &[index], "") };
+        gep.expect("builder positioned").as_basic_value_enum()
+    }
+    /// `base + offset` in bytes, `offset` an i64 value.
+    fn byte_gep_at(&self, base: BasicValueEnum<'c>, offset: IntValue<'c>) -> BasicValueEnum<'c> {
+        let cx = self.this().get_insert_block().expect("builder positioned").get_context();
+        // SAFETY: an i8 GEP with one integer index on a pointer value.
+        let gep = unsafe { self.this().build_in_bounds_gep(cx.i8_type(), base.into_pointer_value(), &[offset], "") };
         gep.expect("builder positioned").as_basic_value_enum()
     }
     /// `freeze poison`: a placeholder value of type `ty` that later code replaces.

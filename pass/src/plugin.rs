@@ -6,7 +6,7 @@
 use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, ModuleExt, RawCtx, RegisterCallbacks};
 use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
-use crate::transform::{aggregate, malloc, normalize, serialize, Granularity, Options};
+use crate::transform::{aggregate, block_reuse, malloc, normalize, serialize, BlockReuse, Granularity, Options};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -20,6 +20,8 @@ pub enum Step {
     Normalize,
     /// Small children run in the launching thread (transform/serialize.rs).
     Serialize,
+    /// Children run by the launching block at its end (transform/block_reuse.rs).
+    BlockReuse,
     /// Launch aggregation at the chosen granularity (transform/aggregate.rs).
     Aggregate,
     /// Device-side cudaMalloc aggregated per warp (transform/malloc.rs): last, so that the child
@@ -28,16 +30,17 @@ pub enum Step {
 }
 
 impl Step {
-    pub const PIPELINE: [Step; 4] = [Step::Normalize, Step::Serialize, Step::Aggregate, Step::Malloc];
+    pub const PIPELINE: [Step; 5] = [Step::Normalize, Step::Serialize, Step::BlockReuse, Step::Aggregate, Step::Malloc];
 
     /// The step's bit in the shim's `DisabledSteps` (`-klap-disable-normalize`, `-klap-disable-serialize`,
-    /// `-klap-disable-aggregate`, `-klap-disable-malloc`).
+    /// `-klap-disable-block-reuse`, `-klap-disable-aggregate`, `-klap-disable-malloc`).
     fn bit(self) -> u32 {
         match self {
             Step::Normalize => 1,
             Step::Aggregate => 2,
             Step::Serialize => 4,
             Step::Malloc => 8,
+            Step::BlockReuse => 16,
         }
     }
 
@@ -45,6 +48,7 @@ impl Step {
         match self {
             Step::Normalize => "normalize",
             Step::Serialize => "serialize",
+            Step::BlockReuse => "block-reuse",
             Step::Aggregate => "aggregate",
             Step::Malloc => "malloc",
         }
@@ -55,6 +59,7 @@ impl Step {
         match self {
             Step::Normalize => true,
             Step::Serialize => options.serialize,
+            Step::BlockReuse => options.block_reuse != BlockReuse::Off,
             Step::Aggregate | Step::Malloc => options.granularity != Granularity::None,
         }
     }
@@ -66,9 +71,9 @@ impl Step {
     fn mark(self) -> Option<&'static str> {
         match self {
             Step::Normalize => None,
-            // Serializing again would serialize the fallback launches of the first run once more.
-            // The runtime's own cudaMalloc, inlined where an aggregated one was, must stay as it is.
-            Step::Serialize | Step::Aggregate | Step::Malloc => Some(self.name()),
+            // Serializing (reusing) again would serialize (queue) the fallback launches of the first run
+            // once more. The runtime's own cudaMalloc, inlined where an aggregated one was, must stay as it is.
+            Step::Serialize | Step::BlockReuse | Step::Aggregate | Step::Malloc => Some(self.name()),
         }
     }
 }
@@ -95,11 +100,14 @@ pub struct RawOptions {
     pool_bytes: u64,
     disabled_steps: u32,
     serialize_threshold: u64,
+    block_reuse: bool,
+    block_reuse_queue: u32,
 }
 
 impl RawOptions {
     fn options(&self) -> Options {
-        // `auto` (4): small children serialized, the rest aggregated per grid.
+        // `auto` (4): small children serialized, children whose threads need each other run by their
+        // launching block, the rest aggregated per grid.
         let granularity = match self.granularity {
             0 => Granularity::None,
             1 => Granularity::Warp,
@@ -114,6 +122,12 @@ impl RawOptions {
             trace: self.trace,
             serialize: self.serialize || self.granularity == 4,
             serialize_threshold: self.serialize_threshold,
+            block_reuse: match (self.block_reuse, self.granularity == 4) {
+                (true, _) => BlockReuse::Every,
+                (false, true) => BlockReuse::NeedsBlock,
+                (false, false) => BlockReuse::Off,
+            },
+            block_reuse_queue: self.block_reuse_queue as u64,
         }
     }
 }
@@ -137,6 +151,7 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
         let step_changed = match step {
             Step::Normalize => normalize::run(&module, model, ctx),
             Step::Serialize => serialize::run(&module, model, ctx, options),
+            Step::BlockReuse => block_reuse::run(&module, model, ctx, options),
             Step::Aggregate => aggregate::run(&module, model, ctx, options)?,
             Step::Malloc => malloc::run(&module, ctx, options)?,
         };

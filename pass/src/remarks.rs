@@ -33,6 +33,13 @@ pub enum Remark {
     SerialTooLarge,
     SerialChildNotDefined,
     SerialChildLoops,
+    BlockReused,
+    ReuseStreamKept,
+    ReuseChildUnfit,
+    ReuseParentUnfit,
+    ReuseChildNotDefined,
+    ReuseLeftToThreads,
+    ReuseSharedMemory,
     AlreadyTransformed,
     IndexReadNotRemapped,
     ThreadEndWithoutReturn,
@@ -73,6 +80,13 @@ impl Remark {
             Remark::SerialTooLarge => "KLAP303",
             Remark::SerialChildNotDefined => "KLAP304",
             Remark::SerialChildLoops => "KLAP305",
+            Remark::BlockReused => "KLAP310",
+            Remark::ReuseStreamKept => "KLAP311",
+            Remark::ReuseChildUnfit => "KLAP312",
+            Remark::ReuseParentUnfit => "KLAP313",
+            Remark::ReuseChildNotDefined => "KLAP314",
+            Remark::ReuseLeftToThreads => "KLAP315",
+            Remark::ReuseSharedMemory => "KLAP316",
             Remark::AlreadyTransformed => "KLAP210",
             Remark::IndexReadNotRemapped => "KLAP211",
             Remark::ThreadEndWithoutReturn => "KLAP212",
@@ -105,8 +119,9 @@ impl Remark {
             | Remark::LaunchInDeviceFunction
             | Remark::WarpFallback
             | Remark::BlockForWarpLoop
+            | Remark::ReuseLeftToThreads
             | Remark::AlreadyTransformed => RemarkKind::Analysis,
-            Remark::Normalized | Remark::Aggregated | Remark::Serialized | Remark::MallocAggregated => RemarkKind::Passed,
+            Remark::Normalized | Remark::Aggregated | Remark::Serialized | Remark::MallocAggregated | Remark::BlockReused => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -118,6 +133,12 @@ impl Remark {
             Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
+            Remark::BlockReused | Remark::ReuseLeftToThreads => "",
+            Remark::ReuseStreamKept
+            | Remark::ReuseChildUnfit
+            | Remark::ReuseParentUnfit
+            | Remark::ReuseChildNotDefined
+            | Remark::ReuseSharedMemory => "launch not reused by its block: ",
             Remark::SerialChildCollective
             | Remark::SerialStreamKept
             | Remark::SerialTooLarge

@@ -2,6 +2,7 @@
 //! and the options, and says whether it changed the module; the pipeline (plugin.rs) runs them in order.
 
 pub mod aggregate;
+pub mod block_reuse;
 pub mod malloc;
 pub mod normalize;
 pub mod serialize;
@@ -40,4 +41,18 @@ pub struct Options {
     pub serialize: bool,
     /// The most threads a child grid may have to be serialized.
     pub serialize_threshold: u64,
+    /// Which launches a parent block runs itself at its end (transform/block_reuse.rs).
+    pub block_reuse: BlockReuse,
+    /// Launch records a parent block's queue holds.
+    pub block_reuse_queue: u64,
+}
+
+/// Which launches block reuse takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BlockReuse {
+    Off,
+    /// Every launch it can (`-klap-block-reuse`, `klap<block-reuse>`).
+    Every,
+    /// Under `auto`: those of children whose threads need each other (serialization cannot take them).
+    NeedsBlock,
 }

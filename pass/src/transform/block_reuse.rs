@@ -1,0 +1,554 @@
+//! Block reuse (Free Launch's T3, CKi->PBi): a parent block runs, at its end and with all its threads,
+//! the child blocks its threads launched, instead of launching them. This is what children whose threads
+//! need each other (barriers, shared memory, warp collectives: KLAP301) can have instead of a launch.
+//!
+//! At a launch, the launching thread writes a record (which child, grid, block, arguments) into a
+//! queue of `block_reuse_queue` records in the block's shared memory, where the run-time checks allow it;
+//! else, and when the queue is full, the launch is made as written (`guarded_replace`). Every return of
+//! the kernel goes to one exit, where every thread of the block waits until all have arrived, then all
+//! run the queued child blocks, one child block at a time: the first `c` threads of the block (the child
+//! block's size) each play the child thread of the same linear index, through the child's block variant
+//! (child.rs), and all meet at a barrier before the next child block, whose shared memory is the same.
+//!
+//! Why shared memory for the queue: a block's records live exactly as long as the block, which is what
+//! shared memory's lifetime is; no allocation, no freeing, no global atomics, and the records are read
+//! by every thread of the block at once. The cost is the parent's shared memory (occupancy).
+//!
+//! Barriers: a parent thread that returns early from the original kernel ends, and counts as arrived at
+//! the barriers of those still running. Here it waits at the exit instead, so each `__syncthreads` of
+//! the parent becomes a barrier-and-reduction on barrier 0 with `false`, and the waiting threads keep
+//! arriving at barrier 0 with `true` until every thread does (the reduction is `true`): they take part
+//! in each of the parent's barriers as an ended thread would, and they leave all at once. The child
+//! block's barriers are barrier 1 among the threads running it (child.rs), the run loop's barrier 0.
+//!
+//! Run-time checks (else the launch as written): a child block of as many threads as the parent block
+//! (every thread reaches every child barrier), or fewer in whole warps (a counted barrier needs whole
+//! warps, and the warps of the child are then the parent's first warps, lane for lane); a valid
+//! configuration (so that a launch that would fail still fails); dynamic shared memory no larger than the
+//! parent block's (the child's `extern __shared__` arrays name the parent's). Tail, per-thread and created
+//! streams keep their order: such launches are not queued.
+//!
+//! Recursion: the block variant is built from the child as written, so a child block run by its parent
+//! keeps its own launches as launches (which aggregation may take). A reused child does not queue
+//! again: a parent block never runs more than one generation of its tree, and the tree stays parallel.
+//!
+//! Sound where running the child blocks at the end of their launching block is one of the schedules the
+//! launch allowed: the child sees every write the launching thread made before the launch (and those of
+//! its block, ordered by the barrier), the launch is unordered with the parent's other work (NULL stream
+//! under the aggregation's assumption that a block's NULL-stream launches need no order among
+//! themselves, or fire-and-forget), and no child waits for work of another parent block.
+
+use super::{BlockReuse, Options};
+use crate::callgraph::CallGraph;
+use crate::child::{kernel_barriers, ChildVariants};
+use crate::llvm::{
+    count, AddressSpace, AtomicOrdering, AtomicRMWBinOp, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt,
+    FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt,
+    PointerValue, Statistic, ValueExt,
+};
+use crate::remarks::Remark;
+use crate::runtime::IndexRegister;
+use crate::site::abi::Stream;
+use crate::site::ops::{builder_before, dim3_fields, guarded_replace, ArgValues, CanonicalEntries};
+use crate::site::{param_layout, LaunchModel, LaunchSite};
+use std::collections::HashMap;
+
+/// Bytes of a record before the child's arguments: the child's index among the kernel's reused children,
+/// grid x y z, block x y z, and padding so that the arguments start 16-byte aligned.
+const RECORD_HEADER: u64 = 32;
+/// The static shared memory a kernel may have without the host opting in to more.
+const STATIC_SHARED_LIMIT: u64 = 48 << 10;
+/// PTX's address space of shared memory.
+const SHARED: u16 = 3;
+
+pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
+    if !model.nvptx || options.block_reuse == BlockReuse::Off {
+        return false;
+    }
+    let calls = CallGraph::build(module);
+    let mut variants = ChildVariants::new(module, None);
+    let mut parent_fit: HashMap<FunctionValue<'c>, Result<Vec<InstructionValue<'c>>, String>> = HashMap::new();
+    let mut parents: Vec<(FunctionValue<'c>, Vec<(&LaunchSite<'c>, String)>)> = Vec::new();
+    for site in &model.sites {
+        match decide(site, options, &variants, &calls, &mut parent_fit) {
+            Err((remark, why)) => remark.emit(ctx, site.launch, &why),
+            Ok(fact) => match parents.iter_mut().find(|(k, _)| *k == site.caller) {
+                Some((_, sites)) => sites.push((site, fact)),
+                None => parents.push((site.caller, vec![(site, fact)])),
+            },
+        }
+    }
+    let shared_now = static_shared_bytes(module);
+    parents.retain(|(kernel, sites)| {
+        let queue = options.block_reuse_queue * record_size(module, sites.iter().map(|(s, _)| s.child));
+        let fits = shared_now + queue + 4 <= STATIC_SHARED_LIMIT;
+        if !fits {
+            for (site, _) in sites {
+                Remark::ReuseSharedMemory.emit(
+                    ctx,
+                    site.launch,
+                    &format!(
+                        "a queue of {} records of {} bytes in @{}'s shared memory, beside the module's {shared_now} bytes of \
+                         static shared memory, would pass the {STATIC_SHARED_LIMIT} bytes a kernel may have",
+                        options.block_reuse_queue,
+                        queue / options.block_reuse_queue.max(1),
+                        kernel.name()
+                    ),
+                );
+            }
+        }
+        fits
+    });
+    if parents.is_empty() {
+        return false;
+    }
+    // Every block variant from the kernels as written, before any of them changes: a kernel that is a
+    // parent and a child (recursion) runs its own blocks as it was written, launches included.
+    for (_, sites) in &parents {
+        for (site, _) in sites {
+            variants.block(site.child);
+        }
+    }
+    let entries = CanonicalEntries::get(module);
+    for (kernel, sites) in parents {
+        for (site, fact) in &sites {
+            Remark::BlockReused.emit(
+                ctx,
+                site.launch,
+                &format!(
+                    "launch of @{} run by the launching block at its end: {fact}; queue of {} records in shared memory (the \
+                     launch as written when it is full)",
+                    site.child.name(),
+                    options.block_reuse_queue
+                ),
+            );
+            count(Statistic::BlockReusedLaunch, 1);
+        }
+        let barriers = parent_fit.remove(&kernel).expect("decided").expect("fit");
+        let mut children: Vec<(FunctionValue<'c>, FunctionValue<'c>)> = Vec::new();
+        for (site, _) in &sites {
+            if !children.iter().any(|(c, _)| *c == site.child) {
+                children.push((site.child, variants.block(site.child)));
+            }
+        }
+        let parent = Parent::new(module, &entries, kernel, children, options.block_reuse_queue);
+        for (site, _) in &sites {
+            parent.record(site);
+        }
+        parent.rewrite_barriers(&barriers);
+        parent.run_at_exit();
+        parent.start_queue();
+    }
+    entries.retire_replaced(module);
+    true
+}
+
+/// Whether a launch is queued, with the facts that decided it (for the remark), or why not.
+fn decide<'c>(
+    site: &LaunchSite<'c>,
+    options: &Options,
+    variants: &ChildVariants<'_, 'c>,
+    calls: &CallGraph<'c>,
+    parent_fit: &mut HashMap<FunctionValue<'c>, Result<Vec<InstructionValue<'c>>, String>>,
+) -> Result<String, (Remark, String)> {
+    let child = site.child;
+    if child.is_declaration() {
+        return Err((Remark::ReuseChildNotDefined, format!("@{} is defined in another translation unit", child.name())));
+    }
+    let stream = match site.stream {
+        Stream::FireAndForget => "fire-and-forget",
+        Stream::Null if options.merge_null_stream => "NULL-stream",
+        other => {
+            let stream = match other {
+                Stream::Tail => "the tail stream (it waits for the whole parent grid)",
+                Stream::PerThread => "the per-thread stream",
+                Stream::Null => "the NULL stream, with -klap-merge-null-stream=false",
+                _ => "a created stream",
+            };
+            return Err((Remark::ReuseStreamKept, format!("a launch into {stream} is ordered after other work: it is launched")));
+        }
+    };
+    let needs_block = variants.runs_alone(child).err();
+    if options.block_reuse == BlockReuse::NeedsBlock && needs_block.is_none() {
+        return Err((
+            Remark::ReuseLeftToThreads,
+            format!("the threads of @{} can run one by one: serialization or aggregation takes it, not block reuse", child.name()),
+        ));
+    }
+    if !site.caller_is_kernel {
+        return Err((
+            Remark::ReuseParentUnfit,
+            format!("the launch is in a device function (@{}): the end of the launching block is not here", site.caller.name()),
+        ));
+    }
+    variants.block_runnable(child).map_err(|why| (Remark::ReuseChildUnfit, format!("a parent block cannot run @{}: {why}", child.name())))?;
+    let kernel = site.caller;
+    let fit = parent_fit.entry(kernel).or_insert_with(|| {
+        if let Some(end) = calls.thread_end_without_return(kernel) {
+            return Err(format!(
+                "a thread of @{} can end without returning (in @{}), and the block runs its children once every thread returned",
+                kernel.name(),
+                end.function().name()
+            ));
+        }
+        kernel_barriers(calls, kernel).map_err(|why| format!("its threads wait at barriers the run loop cannot follow: {why}"))
+    });
+    if let Err(why) = fit {
+        return Err((Remark::ReuseParentUnfit, why.clone()));
+    }
+
+    let mut facts = Vec::new();
+    if let Some(why) = needs_block {
+        facts.push(format!("its threads need each other ({why})"));
+    }
+    facts.push(block_size_fact(site));
+    let barriers = kernel_barriers(calls, child).map(|b| b.len()).unwrap_or(0);
+    facts.push(match barriers {
+        0 => "it has no barrier".to_string(),
+        n => format!("its {n} barrier(s) kept among the threads that run a child block"),
+    });
+    if !site.smem.const_int().is_some_and(|n| n == 0) {
+        facts.push("its dynamic shared memory within the parent block's (checked at run time)".into());
+    }
+    let recursive = child == kernel || calls.recursive_sets().iter().any(|set| set.contains(&child) && set.contains(&kernel));
+    if recursive {
+        facts.push(format!(
+            "recursion (@{} launches its own kernel again): the child blocks the block runs keep their own launches as launches",
+            child.name()
+        ));
+    }
+    facts.push(format!("a {stream} launch"));
+    Ok(facts.join("; "))
+}
+
+/// What the compiler knows of the child block's size against the parent's.
+fn block_size_fact(site: &LaunchSite) -> String {
+    let reads_ntid = |v: &Option<BasicValueEnum>, d: &str| {
+        v.and_then(|v| v.instruction_of(InstructionOpcode::Call))
+            .and_then(|c| c.called_function())
+            .is_some_and(|f| f.name() == format!("llvm.nvvm.read.ptx.sreg.ntid.{d}"))
+    };
+    let one = |v: &Option<BasicValueEnum>| v.and_then(|v| v.const_int()) == Some(1);
+    let f = &site.block.fields;
+    let check = "checked at run time: the child block must have the parent block's thread count, or fewer in whole warps";
+    if reads_ntid(&f[0], "x") && reads_ntid(&f[1], "y") && reads_ntid(&f[2], "z") {
+        return "its block is the parent's blockDim: equal".into();
+    }
+    if reads_ntid(&f[0], "x") && one(&f[1]) && one(&f[2]) {
+        return format!("its block is the parent's blockDim.x: equal where the parent's blocks are one-dimensional, {check}");
+    }
+    match f.iter().map(|v| v.and_then(|v| v.const_int())).collect::<Option<Vec<u64>>>() {
+        Some(d) => format!("its block is constant ({}, {}, {}) and the parent's size unknown, {check}", d[0], d[1], d[2]),
+        None => format!("its block size is known at run time only, {check}"),
+    }
+}
+
+/// Bytes of one record of a queue for these children (16-byte aligned).
+fn record_size<'c>(module: &Module<'c>, children: impl Iterator<Item = FunctionValue<'c>>) -> u64 {
+    let args = children.map(|c| param_layout(module, c).1).max().unwrap_or(0);
+    (RECORD_HEADER + args).div_ceil(16) * 16
+}
+
+/// The module's static shared memory: every shared variable it defines (the dynamic ones are
+/// declarations), whoever uses it, which bounds what any one kernel has.
+fn static_shared_bytes(module: &Module) -> u64 {
+    module
+        .get_globals()
+        .filter(|g| !g.is_declaration() && g.as_pointer_value().get_type().get_address_space() == AddressSpace::from(SHARED))
+        .map(|g| module.alloc_size(g.get_value_type()))
+        .sum()
+}
+
+/// One parent kernel being given its queue and run loop.
+struct Parent<'a, 'c> {
+    module: &'a Module<'c>,
+    entries: &'a CanonicalEntries<'c>,
+    kernel: FunctionValue<'c>,
+    /// The children it runs, each with its block variant; a record names its child by its index here.
+    children: Vec<(FunctionValue<'c>, FunctionValue<'c>)>,
+    queue: PointerValue<'c>,
+    count: PointerValue<'c>,
+    capacity: u64,
+    record_size: u64,
+}
+
+impl<'a, 'c> Parent<'a, 'c> {
+    fn new(
+        module: &'a Module<'c>,
+        entries: &'a CanonicalEntries<'c>,
+        kernel: FunctionValue<'c>,
+        children: Vec<(FunctionValue<'c>, FunctionValue<'c>)>,
+        capacity: u64,
+    ) -> Self {
+        let cx = module.get_context();
+        let record_size = record_size(module, children.iter().map(|(c, _)| *c));
+        // Shared memory has no initial value: undef.
+        let shared = |undef: BasicValueEnum<'c>, name: &str, align: u32| {
+            let g = module.add_global(undef.get_type(), Some(AddressSpace::from(SHARED)), &format!("{}__klap_reuse_{name}", kernel.name()));
+            g.set_linkage(Linkage::Internal);
+            g.set_initializer(&undef);
+            g.set_alignment(align);
+            g.as_pointer_value()
+        };
+        let queue = shared(cx.i8_type().array_type((capacity * record_size) as u32).get_undef().into(), "queue", 16);
+        let count = shared(cx.i32_type().get_undef().into(), "count", 4);
+        Parent { module, entries, kernel, children, queue, count, capacity, record_size }
+    }
+
+    fn i32(&self, v: u64) -> IntValue<'c> {
+        self.module.get_context().i32_type().const_int(v, false)
+    }
+    fn i64(&self, v: u64) -> IntValue<'c> {
+        self.module.get_context().i64_type().const_int(v, false)
+    }
+
+    /// A read of special register `name` (`tid.x`, `dynamic_smem_size`, ...).
+    fn sreg(&self, b: &Builder<'c>, name: &str) -> IntValue<'c> {
+        let cx = self.module.get_context();
+        let f = self.module.get_or_declare(&format!("llvm.nvvm.read.ptx.sreg.{name}"), cx.i32_type().fn_type(&[], false));
+        b.call_value(f, &[]).into_int_value()
+    }
+
+    /// The block's thread count, as i32 (at most 1024).
+    fn block_threads(&self, b: &Builder<'c>) -> IntValue<'c> {
+        let [x, y, z] = ["ntid.x", "ntid.y", "ntid.z"].map(|r| self.sreg(b, r));
+        let xy = b.build_int_mul(x, y, "").unwrap();
+        b.build_int_mul(xy, z, "").unwrap()
+    }
+
+    /// The thread's linear index in its block (x fastest).
+    fn linear_thread(&self, b: &Builder<'c>) -> IntValue<'c> {
+        let [tx, ty, tz] = ["tid.x", "tid.y", "tid.z"].map(|r| self.sreg(b, r));
+        let [nx, ny] = ["ntid.x", "ntid.y"].map(|r| self.sreg(b, r));
+        let zy = b.build_int_mul(tz, ny, "").unwrap();
+        let row = b.build_int_add(zy, ty, "").unwrap();
+        let rows = b.build_int_mul(row, nx, "").unwrap();
+        b.build_int_add(rows, tx, "").unwrap()
+    }
+
+    fn barrier(&self, b: &Builder<'c>) {
+        let cx = self.module.get_context();
+        let f = self.module.get_or_declare("llvm.nvvm.barrier.cta.sync.all", cx.void_type().fn_type(&[cx.i32_type().into()], false));
+        b.call(f, &[self.i32(0).into()]);
+    }
+
+    fn barrier_and(&self, b: &Builder<'c>, done: bool) -> IntValue<'c> {
+        let cx = self.module.get_context();
+        let i1 = cx.bool_type();
+        let f = self.module.get_or_declare("llvm.nvvm.barrier.cta.red.and.all", i1.fn_type(&[cx.i32_type().into(), i1.into()], false));
+        b.call_value(f, &[self.i32(0).into(), i1.const_int(done as u64, false).into()]).into_int_value()
+    }
+
+    /// The launch at `site` writes a record where the checks allow it and the queue has room; elsewhere
+    /// it is made as written.
+    fn record(&self, site: &LaunchSite<'c>) {
+        let module = self.module;
+        let i64t = module.get_context().i64_type();
+        let tag = self.children.iter().position(|(c, _)| *c == site.child).unwrap() as u64;
+        let args = ArgValues::capture(module, site);
+        let b = builder_before(module, site.launch);
+        let fields = |d| dim3_fields(module, &b, d).map(|v| v.into_int_value());
+        let (grid, block) = (fields(&site.grid), fields(&site.block));
+        let wide = |v: IntValue<'c>| b.build_int_z_extend(v, i64t, "").unwrap();
+        let cmp = |p, a: IntValue<'c>, c: IntValue<'c>| b.build_int_compare(p, a, c, "").unwrap();
+        // A check that is constant true where it is built adds nothing (the later ones LLVM simplifies).
+        let and = |a: IntValue<'c>, c: IntValue<'c>| match c.get_zero_extended_constant() {
+            Some(1) => a,
+            _ => b.build_and(a, c, "").unwrap(),
+        };
+
+        let threads = [block[1], block[2]].into_iter().fold(wide(block[0]), |n, d| b.build_int_mul(n, wide(d), "").unwrap());
+        let parent = wide(self.block_threads(&b));
+        let fewer_warps = {
+            let whole_warps = cmp(IntPredicate::EQ, b.build_and(threads, self.i64(31), "").unwrap(), self.i64(0));
+            and(cmp(IntPredicate::ULT, threads, parent), whole_warps)
+        };
+        let mut ok = b.build_or(cmp(IntPredicate::EQ, threads, parent), fewer_warps, "").unwrap();
+        // What a launch checks of its configuration: a launch that would fail is made, and fails.
+        for (v, max) in [(grid[0], 0x7fff_ffff), (grid[1], 65535), (grid[2], 65535), (block[2], 64)] {
+            ok = and(ok, cmp(IntPredicate::ULE, v, self.i32(max)));
+        }
+        for v in grid.iter().chain(&block) {
+            ok = and(ok, cmp(IntPredicate::NE, *v, self.i32(0)));
+        }
+        let smem = site.smem.into_int_value();
+        if smem.get_zero_extended_constant() != Some(0) {
+            ok = and(ok, cmp(IntPredicate::ULE, smem, self.sreg(&b, "dynamic_smem_size")));
+        }
+        let claim = b.build_int_z_extend(ok, module.get_context().i32_type(), "").unwrap();
+        let slot = b.build_atomicrmw(AtomicRMWBinOp::Add, self.count, claim, AtomicOrdering::Monotonic).unwrap();
+        let take = and(ok, cmp(IntPredicate::ULT, slot, self.i32(self.capacity)));
+        guarded_replace(module, self.entries, site, &args, &b, take, |b, _| {
+            let at = b.build_int_mul(b.build_int_z_extend(slot, i64t, "").unwrap(), self.i64(self.record_size), "").unwrap();
+            let record = b.byte_gep_at(self.queue.into(), at);
+            b.store_aligned(self.i32(tag).into(), record, 16);
+            for (k, v) in grid.iter().chain(&block).enumerate() {
+                b.store_aligned((*v).into(), b.byte_gep(record, 4 + 4 * k as u64), 4);
+            }
+            args.store_into(b, b.byte_gep(record, RECORD_HEADER));
+        });
+    }
+
+    /// Each `__syncthreads` of the kernel becomes barrier 0 with a reduction to which it brings `false`
+    /// (the threads waiting at the exit bring `true`).
+    fn rewrite_barriers(&self, barriers: &[InstructionValue<'c>]) {
+        for &inst in barriers {
+            let b = builder_before(self.module, inst);
+            self.barrier_and(&b, false);
+            inst.erase();
+        }
+    }
+
+    /// The queue starts empty: one thread empties it, and the block waits for that before any thread
+    /// can write a record.
+    fn start_queue(&self) {
+        let mut first = self.kernel.entry_block().get_first_instruction().unwrap();
+        while first.get_opcode() == InstructionOpcode::Alloca {
+            first = first.get_next_instruction().unwrap();
+        }
+        let b = builder_before(self.module, first);
+        let is_first = b.build_int_compare(IntPredicate::EQ, self.linear_thread(&b), self.i32(0), "").unwrap();
+        let then_end = first.split_if_then(is_first);
+        b.position_before(&then_end);
+        b.store_aligned(self.i32(0).into(), self.count.into(), 4);
+        b.position_before(&first);
+        self.barrier(&b);
+    }
+
+    /// Every return goes to one exit, where the threads wait for each other, then run the queued child
+    /// blocks together.
+    fn run_at_exit(&self) {
+        let cx = self.module.get_context();
+        let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+        let f = self.kernel;
+        let returns: Vec<InstructionValue<'c>> = f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return).collect();
+        let wait = cx.append_basic_block(f, "klap.reuse.wait");
+        let b = cx.create_builder();
+        for ret in returns {
+            b.position_before(&ret);
+            b.build_unconditional_branch(wait).unwrap();
+            ret.erase();
+        }
+        let run = cx.append_basic_block(f, "klap.reuse.run");
+        let records = cx.append_basic_block(f, "klap.reuse.records");
+        let record = cx.append_basic_block(f, "klap.reuse.record");
+        let next = cx.append_basic_block(f, "klap.reuse.next");
+        let done = cx.append_basic_block(f, "klap.reuse.done");
+
+        b.position_at_end(wait);
+        let all_here = self.barrier_and(&b, true);
+        b.build_conditional_branch(all_here, run, wait).unwrap();
+
+        b.position_at_end(run);
+        let me = self.linear_thread(&b);
+        let parent_threads = self.block_threads(&b);
+        let queued = b.load_aligned(i32t.into(), self.count.into(), 4).into_int_value();
+        let capacity = self.i32(self.capacity);
+        let full = b.build_int_compare(IntPredicate::UGT, queued, capacity, "").unwrap();
+        let n = b.build_select(full, capacity, queued, "").unwrap().into_int_value();
+        b.build_unconditional_branch(records).unwrap();
+
+        b.position_at_end(records);
+        let r = b.build_phi(i32t, "record").unwrap();
+        let r_value = r.as_basic_value().into_int_value();
+        let more = b.build_int_compare(IntPredicate::ULT, r_value, n, "").unwrap();
+        b.build_conditional_branch(more, record, done).unwrap();
+
+        b.position_at_end(record);
+        let at = b.build_int_mul(b.build_int_z_extend(r_value, i64t, "").unwrap(), self.i64(self.record_size), "").unwrap();
+        let rec = b.byte_gep_at(self.queue.into(), at);
+        let tag = b.load_aligned(i32t.into(), rec, 16).into_int_value();
+        let field = |k: u64| b.load_aligned(i32t.into(), b.byte_gep(rec, 4 + 4 * k), 4).into_int_value();
+        let grid = [field(0), field(1), field(2)];
+        let block = [field(3), field(4), field(5)];
+        let child_threads = b.build_int_mul(b.build_int_mul(block[0], block[1], "").unwrap(), block[2], "").unwrap();
+        // 0: the child block is the whole parent block (child.rs's barrier for all threads).
+        let whole = b.build_int_compare(IntPredicate::EQ, child_threads, parent_threads, "").unwrap();
+        let barrier_threads = b.build_select(whole, self.i32(0), child_threads, "").unwrap().into_int_value();
+        let wide = |v: IntValue<'c>| b.build_int_z_extend(v, i64t, "").unwrap();
+        let blocks = b.build_int_mul(b.build_int_mul(wide(grid[0]), wide(grid[1]), "").unwrap(), wide(grid[2]), "").unwrap();
+        let plays = b.build_int_compare(IntPredicate::ULT, me, child_threads, "").unwrap();
+        let thread = split(&b, me, block);
+        let args_at = b.byte_gep(rec, RECORD_HEADER);
+
+        let mut cases = Vec::new();
+        let mut incoming = Vec::new();
+        for (tag_value, (child, variant)) in self.children.iter().enumerate() {
+            let head = cx.append_basic_block(f, "klap.reuse.blocks");
+            let one = cx.append_basic_block(f, "klap.reuse.block");
+            let call = cx.append_basic_block(f, "klap.reuse.child");
+            let after = cx.append_basic_block(f, "klap.reuse.block.done");
+            cases.push((self.i32(tag_value as u64), head));
+
+            b.position_at_end(head);
+            let blk = b.build_phi(i64t, "child.block").unwrap();
+            let blk_value = blk.as_basic_value().into_int_value();
+            let more_blocks = b.build_int_compare(IntPredicate::ULT, blk_value, blocks, "").unwrap();
+            b.build_conditional_branch(more_blocks, one, next).unwrap();
+            incoming.push(head);
+
+            b.position_at_end(one);
+            b.build_conditional_branch(plays, call, after).unwrap();
+
+            b.position_at_end(call);
+            let ctaid = split_wide(&b, blk_value, grid);
+            let mut call_args: Vec<BasicValueEnum<'c>> = Vec::new();
+            for p in param_layout(self.module, *child).0 {
+                let at = b.byte_gep(args_at, p.offset);
+                call_args.push(if p.byval {
+                    // The variant copies a by-value argument from a generic pointer.
+                    b.build_address_space_cast(at.into_pointer_value(), cx.ptr_type(AddressSpace::default()), "").unwrap().into()
+                } else {
+                    b.load_aligned(p.ty, at, p.align.min(16) as u32)
+                });
+            }
+            for (register, _) in IndexRegister::all() {
+                let d = ["x", "y", "z"].iter().position(|x| *x == register.dimension).unwrap();
+                call_args.push(match register.register {
+                    "tid" => thread[d],
+                    "ntid" => block[d],
+                    "ctaid" => ctaid[d],
+                    _ => grid[d],
+                }.into());
+            }
+            call_args.push(barrier_threads.into());
+            b.call(*variant, &call_args);
+            b.build_unconditional_branch(after).unwrap();
+
+            b.position_at_end(after);
+            // The next child block uses the same shared memory, and the threads that play no child
+            // thread must not run ahead.
+            self.barrier(&b);
+            let blk_next = b.build_int_add(blk_value, self.i64(1), "").unwrap();
+            b.build_unconditional_branch(head).unwrap();
+            blk.add_incoming(&[(&self.i64(0), record), (&blk_next, after)]);
+        }
+        b.position_at_end(record);
+        b.build_switch(tag, next, &cases).unwrap();
+
+        b.position_at_end(next);
+        let r_next = b.build_int_add(r_value, self.i32(1), "").unwrap();
+        b.build_unconditional_branch(records).unwrap();
+        r.add_incoming(&[(&self.i32(0), run), (&r_next, next)]);
+
+        b.position_at_end(done);
+        b.build_return(None).unwrap();
+    }
+}
+
+/// x, y, z of a linear index within dimensions `dims`: x fastest.
+fn split<'c>(b: &Builder<'c>, linear: IntValue<'c>, dims: [IntValue<'c>; 3]) -> [IntValue<'c>; 3] {
+    let x = b.build_int_unsigned_rem(linear, dims[0], "").unwrap();
+    let rest = b.build_int_unsigned_div(linear, dims[0], "").unwrap();
+    let y = b.build_int_unsigned_rem(rest, dims[1], "").unwrap();
+    let z = b.build_int_unsigned_div(rest, dims[1], "").unwrap();
+    [x, y, z]
+}
+
+/// [`split`] of a 64-bit linear block index (a grid may have more than 2^32 blocks), as i32 fields.
+fn split_wide<'c>(b: &Builder<'c>, linear: IntValue<'c>, dims: [IntValue<'c>; 3]) -> [IntValue<'c>; 3] {
+    let i64t = linear.get_type();
+    let i32t = dims[0].get_type();
+    let wide = dims.map(|d| b.build_int_z_extend(d, i64t, "").unwrap());
+    split(b, linear, wide).map(|v| b.build_int_truncate(v, i32t, "").unwrap())
+}
