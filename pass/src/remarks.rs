@@ -23,10 +23,7 @@ pub enum Remark {
     NullStreamKept,
     ChildNotDefined,
     WarpFallback,
-    WarpWithTail,
     LoneLauncher,
-    BlockForWarpLoop,
-    WarpLoopKept,
     Serialized,
     SerialChildCollective,
     SerialStreamKept,
@@ -59,10 +56,7 @@ impl Remark {
             Remark::NullStreamKept => "KLAP202",
             Remark::ChildNotDefined => "KLAP203",
             Remark::WarpFallback => "KLAP204",
-            Remark::WarpWithTail => "KLAP205",
             Remark::LoneLauncher => "KLAP206",
-            Remark::BlockForWarpLoop => "KLAP207",
-            Remark::WarpLoopKept => "KLAP208",
             Remark::Serialized => "KLAP300",
             Remark::SerialChildCollective => "KLAP301",
             Remark::SerialStreamKept => "KLAP302",
@@ -96,7 +90,6 @@ impl Remark {
             Remark::Recognized
             | Remark::LaunchInDeviceFunction
             | Remark::WarpFallback
-            | Remark::BlockForWarpLoop
             | Remark::AlreadyTransformed => RemarkKind::Analysis,
             Remark::Normalized | Remark::Aggregated | Remark::Serialized => RemarkKind::Passed,
             _ => RemarkKind::Missed,
@@ -107,7 +100,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
-            Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::Aggregated | Remark::WarpFallback | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::SerialChildCollective
             | Remark::SerialStreamKept
             | Remark::SerialTooLarge
@@ -119,9 +112,7 @@ impl Remark {
             Remark::StreamNotAggregated
             | Remark::NullStreamKept
             | Remark::ChildNotDefined
-            | Remark::WarpWithTail
             | Remark::LoneLauncher
-            | Remark::WarpLoopKept
             | Remark::IndexReadNotRemapped
             | Remark::ThreadEndWithoutReturn => {
                 "launch not aggregated: "
