@@ -9,6 +9,7 @@
 //   lookup.cu    the aggregated child: its record lookup and remapped indices, its exit count
 //   launch.cu    the aggregated launch, the one-by-one fallback, the reclaim before a launch
 //   trace.cu     the reports of fallbacks (-klap-trace) and of lost launches
+//   malloc.cu    device-side cudaMalloc and cudaFree aggregated per warp (transform/malloc.rs)
 //
 // pass/build.rs compiles each part with clang-22 to NVPTX bitcode (no CUDA headers: clang builtins
 // only), links them into one module, and optimizes that as one unit, so that a helper one part
@@ -148,7 +149,7 @@ HELPER Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 count_
 // (called by every lane of `peers`, with the same arguments); the same pointer in every lane, null
 // when the pool has no room or the chunk would hold fewer records than `peers` has lanes. Its header
 // is written by the lowest lane.
-HELPER Chunk *warp_chunk_alloc(u32 peers, u32 slab_count, u32 record_size);
+HELPER Chunk *warp_chunk_alloc(u32 peers, u32 slab_count, u32 record_size, u32 count_threads);
 // pool.cu: gives a chunk's slabs back at once.
 HELPER void chunk_free(Chunk *c);
 // pool.cu: a chunk whose aggregated child is launched goes back once every block of it is counted.

@@ -97,8 +97,8 @@ HELPER void chunk_free(Chunk *c) {
 // waited for one round trip to memory per counter, up to 32 of them before a launch (measured, nested
 // benchmark at block granularity with 10,000 parents: 0.096 ms against 0.063 hand-written). Eight at
 // a time made test/gpu/divergent_loop (then 300 threads) hang at warp granularity in every run: the
-// deadlock of warp-granularity launches in loops (aggregate.rs, KLAP207), which at 3,000 threads hung
-// with four at a time as well and now takes the block scope.
+// deadlock of the old warp path in loops (issue 15, docs/aggregation.md), which at 3,000 threads hung
+// with four at a time as well.
 enum { DONE_BATCH = 4 };
 INLINE bool children_done(const Chunk *c) {
   u32 n = chunk_records(c), group = c->group, sum = 0;
@@ -245,7 +245,7 @@ INLINE int first_fit(u64 map, u32 in_word, u32 count) {
 // loop of its own while the others wait for it in a shuffle: the claim of the lowest lane alone, with
 // its compare-and-swap loop, was where warp-granularity launches in loops hung (issue 15; its lanes
 // were descheduled at the loop's yield point while warp-mates waited for them).
-HELPER Chunk *warp_chunk_alloc(u32 peers, u32 slab_count, u32 record_size) {
+HELPER Chunk *warp_chunk_alloc(u32 peers, u32 slab_count, u32 record_size, u32 count_threads) {
   SlabClass k = slab_class(0);
   u32 cap = chunk_capacity(k.slab_bytes * slab_count, record_size);
   u32 lanes = __builtin_popcount(peers), rank = __builtin_popcount(peers & lanemask_lt());
@@ -284,7 +284,7 @@ HELPER Chunk *warp_chunk_alloc(u32 peers, u32 slab_count, u32 record_size) {
   }
   Chunk *c = (Chunk *)(k.base + (u64)first * k.slab_bytes);
   if (me == leader)
-    chunk_init(k, 0, (u32)first, slab_count, record_size, 0, cap);
+    chunk_init(k, 0, (u32)first, slab_count, record_size, count_threads, cap);
   return c;
 }
 

@@ -94,23 +94,33 @@ ACCESSOR bool __klap_record_first(char *tagged) { return (u64)tagged & 1; }
 // or null where there is no chunk: the caller then makes the original launch. Called by every lane of
 // `peers`. The chunk is theirs alone and holds a record for each of them: records are handed out by
 // rank, with no atomic, and every lane finds the chunk's arrays from its size without reading the
-// header the lowest lane wrote.
+// header the lowest lane wrote. `record_size` carries COUNT_THREADS where the chunk counts its child
+// threads (as given to __klap_warp_chunk).
 DEVICE char *__klap_register(Chunk *c, u32 peers, u32 record_size, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz,
                              u32 smem) {
   if (!c)
     return 0;
+  bool count_threads = record_size & COUNT_THREADS;
+  u32 size = record_size & ~COUNT_THREADS;
   u32 lanes = __builtin_popcount(peers);
   u32 blocks = gx * gy * gz, threads = bx * by * bz;
   u32 total;
   u32 before = sum_below(peers, blocks, &total);
   u32 most_threads = __nvvm_redux_sync_umax(threads, peers), most_smem = __nvvm_redux_sync_umax(smem, peers);
+  u64 work = 0;
+  if (count_threads)
+    for (u32 rest = peers; rest; rest &= rest - 1) {
+      u32 src = __builtin_ctz(rest);
+      work += (u64)shfl_idx(peers, blocks, src) * shfl_idx(peers, threads, src);
+    }
   if (lane_id() == (u32)__builtin_ctz(peers)) {
     c->counter = ((u64)lanes << 32) | total;
     c->max_threads = most_threads;
     c->max_smem = most_smem;
+    c->threads_total = work;
   }
-  u32 slabs = slabs_for(lanes, record_size, SMALL_SLAB, 64);
-  ChunkLayout l = chunk_layout(c, chunk_capacity((u64)slabs * SMALL_SLAB, record_size), record_size);
+  u32 slabs = slabs_for(lanes, size, SMALL_SLAB, 64);
+  ChunkLayout l = chunk_layout(c, chunk_capacity((u64)slabs * SMALL_SLAB, size), size);
   u32 record = __builtin_popcount(peers & lanemask_lt());
   l.end[record] = before + blocks;
   u32 *d = l.dims + 8 * record;

@@ -30,12 +30,16 @@ DEVICE u32 __klap_warp_peers(u32 gx, u32 gy, u32 gz) {
 }
 
 // The chunk of the lanes of `peers`, claimed by them together; null where a lane is alone (nothing to
-// aggregate: it launches as written) or the pool has no room.
+// aggregate: it launches as written) or the pool has no room. `record_size` carries COUNT_THREADS as a
+// scope's group does: a child with a grid scope of its own waits for the threads its chunks count,
+// whichever path registered them (a warp chunk that did not count left that scope waiting for ever,
+// and the child's own launches were never made).
 DEVICE Chunk *__klap_warp_chunk(u32 peers, u32 record_size) {
   u32 lanes = __builtin_popcount(peers);
   if (lanes < 2)
     return 0;
-  return warp_chunk_alloc(peers, slabs_for(lanes, record_size, SMALL_SLAB, 64), record_size);
+  u32 size = record_size & ~COUNT_THREADS;
+  return warp_chunk_alloc(peers, slabs_for(lanes, size, SMALL_SLAB, 64), size, (record_size & COUNT_THREADS) != 0);
 }
 
 // Once every lane of `peers` has written its record: true in the one that launches the chunk.

@@ -33,6 +33,10 @@ pub enum Remark {
     AlreadyTransformed,
     IndexReadNotRemapped,
     ThreadEndWithoutReturn,
+    MallocAggregated,
+    MallocTargetUnknown,
+    MallocEscapes,
+    MallocFreeMixed,
 }
 
 impl Remark {
@@ -66,6 +70,10 @@ impl Remark {
             Remark::AlreadyTransformed => "KLAP210",
             Remark::IndexReadNotRemapped => "KLAP211",
             Remark::ThreadEndWithoutReturn => "KLAP212",
+            Remark::MallocAggregated => "KLAP500",
+            Remark::MallocTargetUnknown => "KLAP501",
+            Remark::MallocEscapes => "KLAP502",
+            Remark::MallocFreeMixed => "KLAP503",
         }
     }
 
@@ -91,7 +99,7 @@ impl Remark {
             | Remark::LaunchInDeviceFunction
             | Remark::WarpFallback
             | Remark::AlreadyTransformed => RemarkKind::Analysis,
-            Remark::Normalized | Remark::Aggregated | Remark::Serialized => RemarkKind::Passed,
+            Remark::Normalized | Remark::Aggregated | Remark::Serialized | Remark::MallocAggregated => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -101,6 +109,8 @@ impl Remark {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
             Remark::Aggregated | Remark::WarpFallback | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::MallocAggregated => "",
+            Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::SerialChildCollective
             | Remark::SerialStreamKept
             | Remark::SerialTooLarge

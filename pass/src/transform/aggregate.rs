@@ -38,6 +38,17 @@ use std::collections::{HashMap, HashSet};
 /// Launch groups a block or grid scope can hold (the runtime's MAX_GROUPS).
 const MAX_GROUPS: usize = 4;
 
+/// Set in the record size given to the runtime for a chunk that counts its child threads (the
+/// runtime's COUNT_THREADS).
+const COUNT_THREADS: u64 = 1 << 31;
+
+/// The record size the runtime is given for the chunks of `variant`: with [`COUNT_THREADS`] where the
+/// variant has a grid scope of its own, which waits for the threads its chunks count, whether they
+/// were taken by a block or grid scope or at warp granularity.
+fn chunk_record_size(variant: &Variant, counted: &HashSet<FunctionValue>) -> u64 {
+    variant.param_size | if counted.contains(&variant.function) { COUNT_THREADS } else { 0 }
+}
+
 /// Why a recognized launch is not aggregated, or None.
 fn ineligible<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c>) -> Option<(Remark, String)> {
     if site.child.is_declaration() {
@@ -228,7 +239,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(module, site, variant, Granularity::Warp));
                 count(Statistic::AggregatedLaunch, 1);
             }
-            parent.aggregate_at_warp(site, variant);
+            parent.aggregate_at_warp(site, variant, &counted);
         }
         if !scope_sites.is_empty() {
             for site in &scope_sites {
@@ -319,15 +330,16 @@ impl<'c> Parent<'_, 'c> {
     /// meet once their arguments are written and the lowest launches the chunk, the last step: no lane
     /// waits for a lane that is in the device runtime, and a lane without a record makes its original
     /// launch in the other branch, in no collective of this launch.
-    fn aggregate_at_warp(&self, site: &LaunchSite<'c>, variant: &Variant<'c>) {
+    fn aggregate_at_warp(&self, site: &LaunchSite<'c>, variant: &Variant<'c>, counted: &HashSet<FunctionValue<'c>>) {
         let b = builder_before(self.module, site.launch);
         let size = self.i32(variant.param_size);
+        let record_size = self.i32(chunk_record_size(variant, counted));
         let chunk_and_peers = Cell::new(None);
         let register = |b: &Builder<'c>, [gx, gy, gz, bx, by, bz, smem]: [BasicValueEnum<'c>; 7]| {
             let peers = self.call(b, RuntimeFn::WarpPeers, &[gx, gy, gz]).result();
-            let chunk = self.call(b, RuntimeFn::WarpChunk, &[peers, size]).result();
+            let chunk = self.call(b, RuntimeFn::WarpChunk, &[peers, record_size]).result();
             chunk_and_peers.set(Some((chunk, peers)));
-            self.call(b, RuntimeFn::Register, &[chunk, peers, size, gx, gy, gz, bx, by, bz, smem]).result()
+            self.call(b, RuntimeFn::Register, &[chunk, peers, record_size, gx, gy, gz, bx, by, bz, smem]).result()
         };
         let launch = |b: &Builder<'c>, then_end: InstructionValue<'c>| {
             let (chunk, peers) = chunk_and_peers.get().expect("registered before the record branch");
@@ -361,14 +373,7 @@ impl<'c> Parent<'_, 'c> {
         let b = builder_before(self.module, start);
         let mut enter_args = vec![self.i32(groups.len() as u64)];
         for g in 0..MAX_GROUPS {
-            const COUNT_THREADS: u64 = 1 << 31;
-            let size = groups
-                .get(g)
-                .map(|(child, _)| {
-                    let v = variant_of(*child);
-                    v.param_size | if counted.contains(&v.function) { COUNT_THREADS } else { 0 }
-                })
-                .unwrap_or(0);
+            let size = groups.get(g).map(|(child, _)| chunk_record_size(variant_of(*child), counted)).unwrap_or(0);
             enter_args.push(self.i32(size));
         }
         let enter = if granularity == Granularity::Grid {
