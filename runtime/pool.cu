@@ -242,9 +242,10 @@ INLINE int first_fit(u64 map, u32 in_word, u32 count) {
 
 // A warp scope's chunk, claimed by the lanes of `peers` together: each lane reads a bitmap word of
 // its own, one lane with room tries one compare-and-swap, and a ballot tells them all. No lane runs a
-// loop of its own while the others wait for it in a shuffle: the claim of the lowest lane alone, with
-// its compare-and-swap loop, was where warp-granularity launches in loops hung (issue 15; its lanes
-// were descheduled at the loop's yield point while warp-mates waited for them).
+// loop of its own while the others wait for it in a shuffle. The old warp path had the lowest lane
+// claim alone, in its compare-and-swap loop, with its warp-mates waiting in a shuffle; launches in
+// loops hung there (issue 15: cuda-gdb showed lanes in a shuffle waiting for a lane that was never
+// scheduled, while other lanes of the warp were inside cudaGetParameterBufferV2).
 HELPER Chunk *warp_chunk_alloc(u32 peers, u32 slab_count, u32 record_size, u32 count_threads) {
   SlabClass k = slab_class(0);
   u32 cap = chunk_capacity(k.slab_bytes * slab_count, record_size);
