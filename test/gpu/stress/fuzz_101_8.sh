@@ -9,6 +9,8 @@
 #   nosmem     leaf3's per-thread dynamic shared memory made 0
 #   nofaf      count12 launched into the NULL stream instead of fire-and-forget (still 5 groups)
 #   tailfaf    observe13 (the warp-path launch) into fire-and-forget instead of the tail stream
+# With KLAP_PLUGIN_OLD set to a plugin built from main before the warp path's fix (e.g. a5662ce), each
+# variant is also built at grid with it (mode gridold), to see the hang reproduce with the old warp path.
 # Usage: test/gpu/stress/fuzz_101_8.sh build OUTDIR      (CPU machine; KLAP_PLUGIN as for klap-clang++)
 #        test/gpu/stress/fuzz_101_8.sh run OUTDIR [RUNS]  (GPU machine; RUNS default 20, 20 s a run)
 # `run` prints per variant and mode `<variant> <mode>: P same, D differing, H hung, E other of RUNS`
@@ -18,8 +20,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 variants=(base four nosmem nofaf tailfaf)
 modes=(none grid)
+[ -z "${KLAP_PLUGIN_OLD:-}" ] || modes+=(gridold)
 
-[ $# -ge 2 ] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 cmd="$1" out="$2"
 
 variant_source() { # VARIANT SRC: the variant of the generated case on stdout
@@ -45,8 +48,10 @@ case "$cmd" in
       fi
       for m in "${modes[@]}"; do
         echo "build $v $m" >&2
-        "$root/scripts/klap-clang++" -O2 -mllvm -klap-granularity="$m" -Rpass=klap -Rpass-missed=klap \
-          -Rpass-analysis=klap "$out/src/$v.cu" -o "$out/$v.$m" 2> "$out/$v.$m.remarks"
+        plugin="${KLAP_PLUGIN:-$root/target/release/libklap.so}" granularity="$m"
+        [ "$m" != gridold ] || plugin="$KLAP_PLUGIN_OLD" granularity=grid
+        KLAP_PLUGIN="$plugin" "$root/scripts/klap-clang++" -O2 -mllvm -klap-granularity="$granularity" \
+          -Rpass=klap -Rpass-missed=klap -Rpass-analysis=klap "$out/src/$v.cu" -o "$out/$v.$m" 2> "$out/$v.$m.remarks"
       done
     done
     ;;
@@ -55,8 +60,8 @@ case "$cmd" in
     for v in "${variants[@]}"; do
       want="$(FUZZ_CASE_TIMEOUT=20 timeout 60 "$out/$v.none" 8 2>&1 | grep '^case 101-8 ')"
       echo "$v none: $want"
-      for m in "${modes[@]}"; do
-        [ "$m" != none ] || continue
+      for m in grid gridold; do
+        [ -x "$out/$v.$m" ] || continue
         same=0 differ=0 hung=0 other=0
         for ((r = 0; r < runs; ++r)); do
           rc=0
