@@ -6,6 +6,8 @@
 #   base       the case as generated: 5 launch groups in root16, so observe13's tail launch takes the
 #              warp path (KLAP204) in a kernel with a grid scope
 #   four       count12's launch removed: 4 groups, all in the grid scope, no warp path
+#   noobserve  observe13's launch removed instead: 4 groups, no warp path, but count12 (registered
+#              after the `if (tid < 25)` branch, by lanes that may arrive in two subsets) kept
 #   nosmem     leaf3's per-thread dynamic shared memory made 0
 #   nofaf      count12 launched into the NULL stream instead of fire-and-forget (still 5 groups)
 #   tailfaf    observe13 (the warp-path launch) into fire-and-forget instead of the tail stream
@@ -18,17 +20,18 @@
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
-variants=(base four nosmem nofaf tailfaf)
+variants=(base four noobserve nosmem nofaf tailfaf)
 modes=(none grid)
 [ -z "${KLAP_PLUGIN_OLD:-}" ] || modes+=(gridold)
 
-[ $# -ge 2 ] || { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 cmd="$1" out="$2"
 
 variant_source() { # VARIANT SRC: the variant of the generated case on stdout
   case "$1" in
     base) cat "$2" ;;
     four) grep -v 'count12<<<' "$2" ;;
+    noobserve) grep -v 'observe13<<<' "$2" ;;
     nosmem) sed 's/(((unsigned)g >> 0u) % 64u) \* 16u, 0>>>/0u, 0>>>/' "$2" ;;
     nofaf) sed 's/count12<<<1, dim3(8, 2, 2), 0, cudaStreamFireAndForget>>>/count12<<<1, dim3(8, 2, 2), 0, 0>>>/' "$2" ;;
     tailfaf) sed 's/observe13<<<fz_g, fz_b, 0, cudaStreamTailLaunch>>>/observe13<<<fz_g, fz_b, 0, cudaStreamFireAndForget>>>/' "$2" ;;
