@@ -23,10 +23,7 @@ pub enum Remark {
     NullStreamKept,
     ChildNotDefined,
     WarpFallback,
-    WarpWithTail,
     LoneLauncher,
-    BlockForWarpLoop,
-    WarpLoopKept,
     Serialized,
     SerialChildCollective,
     SerialStreamKept,
@@ -70,10 +67,7 @@ impl Remark {
             Remark::NullStreamKept => "KLAP202",
             Remark::ChildNotDefined => "KLAP203",
             Remark::WarpFallback => "KLAP204",
-            Remark::WarpWithTail => "KLAP205",
             Remark::LoneLauncher => "KLAP206",
-            Remark::BlockForWarpLoop => "KLAP207",
-            Remark::WarpLoopKept => "KLAP208",
             Remark::Serialized => "KLAP300",
             Remark::SerialChildCollective => "KLAP301",
             Remark::SerialStreamKept => "KLAP302",
@@ -118,7 +112,6 @@ impl Remark {
             Remark::Recognized
             | Remark::LaunchInDeviceFunction
             | Remark::WarpFallback
-            | Remark::BlockForWarpLoop
             | Remark::ReuseLeftToThreads
             | Remark::AlreadyTransformed => RemarkKind::Analysis,
             Remark::Normalized | Remark::Aggregated | Remark::Serialized | Remark::MallocAggregated | Remark::BlockReused => RemarkKind::Passed,
@@ -130,7 +123,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
-            Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::Aggregated | Remark::WarpFallback | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::BlockReused | Remark::ReuseLeftToThreads => "",
@@ -150,9 +143,7 @@ impl Remark {
             Remark::StreamNotAggregated
             | Remark::NullStreamKept
             | Remark::ChildNotDefined
-            | Remark::WarpWithTail
             | Remark::LoneLauncher
-            | Remark::WarpLoopKept
             | Remark::IndexReadNotRemapped
             | Remark::ThreadEndWithoutReturn => {
                 "launch not aggregated: "
