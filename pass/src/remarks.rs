@@ -18,6 +18,7 @@ pub enum Remark {
     LaunchInDeviceFunction,
     Normalized,
     NotNormalized,
+    DeclaredKernel,
     Aggregated,
     StreamNotAggregated,
     NullStreamKept,
@@ -54,6 +55,7 @@ impl Remark {
             Remark::LaunchInDeviceFunction => "KLAP110",
             Remark::Normalized => "KLAP120",
             Remark::NotNormalized => "KLAP121",
+            Remark::DeclaredKernel => "KLAP122",
             Remark::Aggregated => "KLAP200",
             Remark::StreamNotAggregated => "KLAP201",
             Remark::NullStreamKept => "KLAP202",
@@ -98,7 +100,7 @@ impl Remark {
             | Remark::WarpFallback
             | Remark::BlockForWarpLoop
             | Remark::AlreadyTransformed => RemarkKind::Analysis,
-            Remark::Normalized | Remark::Aggregated | Remark::Serialized => RemarkKind::Passed,
+            Remark::Normalized | Remark::DeclaredKernel | Remark::Aggregated | Remark::Serialized => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -106,7 +108,7 @@ impl Remark {
     /// What a missed remark says before its detail.
     fn lead(self) -> &'static str {
         match self {
-            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
+            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel => "",
             Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::SerialChildCollective
             | Remark::SerialStreamKept
