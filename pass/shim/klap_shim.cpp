@@ -105,6 +105,12 @@ static cl::opt<bool> NormalizeAtOptimizerLast(
              "(clang -fpass-plugin); without it clang 22 drops tail and fire-and-forget launches"),
     cl::init(true));
 
+static cl::opt<bool> DevrtStubsOpt(
+    "klap-devrt-stubs",
+    cl::desc("At the start of the pipeline, call the device runtime's real cudaMalloc, cudaGetDevice, ... "
+             "where CUDA's header gave device code compiled without __CUDACC_RDC__ stubs that fail"),
+    cl::init(true));
+
 // What the Rust side needs to query analyses while it works on one module.
 struct KlapCtx {
   Module &M;
@@ -133,6 +139,7 @@ void klap_rust_model_free(void *Model);
 int klap_rust_print_launches(void *Model);
 int klap_rust_print_graph(void *Model);
 int klap_rust_run(void *Model, KlapCtx *Ctx, const KlapRustOptions *Options);
+int klap_rust_devrt_stubs(KlapCtx *Ctx);
 }
 
 namespace {
@@ -198,6 +205,22 @@ struct KlapPipelinePass : PassInfoMixin<KlapPipelinePass> {
     return Status == 0 ? PreservedAnalyses::all() : PreservedAnalyses::none();
   }
   // Without it clang 22's launches into the named streams are lost, also at -O0.
+  static bool isRequired() { return true; }
+};
+
+// The device runtime's real entry points in place of the stubs CUDA's header gives device code compiled
+// without __CUDACC_RDC__ (pass/src/transform/devrt_stubs.rs). It runs at the start of clang's pipeline:
+// later the inliner folds a stub's cudaErrorUnknown into its callers.
+struct KlapDevrtStubsPass : PassInfoMixin<KlapDevrtStubsPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    KlapCtx Ctx{M, FAM};
+    int Status = klap_rust_devrt_stubs(&Ctx);
+    if (Status < 0)
+      reportFailure(M, "klap-devrt-stubs");
+    return Status == 0 ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+  // Also at -O0, where a stub stays a weak definition that nvlink may pick over libcudadevrt's.
   static bool isRequired() { return true; }
 };
 
@@ -302,6 +325,10 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
           MPM.addPass(KlapPrinterPass<klap_rust_print_graph, PrintGraphName>());
           return true;
         }
+        if (Name == "klap-devrt-stubs") {
+          MPM.addPass(KlapDevrtStubsPass());
+          return true;
+        }
         if (Name == "klap-normalize") {
           MPM.addPass(KlapPipelinePass(normalizeOnly()));
           return true;
@@ -318,6 +345,10 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
         }
         return false;
       });
+  PB.registerPipelineStartEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
+    if (DevrtStubsOpt)
+      MPM.addPass(KlapDevrtStubsPass());
+  });
   PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
     KlapOptions O = optionsFromCommandLine();
     if (O.Rust.Granularity != 0 || O.Rust.Serialize)
@@ -601,6 +632,13 @@ LLVMValueRef klap_clone_function(LLVMValueRef F, const char *Name) {
   Function *C = CloneFunction(unwrap<Function>(F), VMap);
   C->setName(Name);
   return wrap(C);
+}
+
+// F becomes a declaration: no body, external linkage, no comdat (a declaration may not have one).
+void klap_delete_body(LLVMValueRef F) {
+  Function *Fn = unwrap<Function>(F);
+  Fn->deleteBody();
+  Fn->setComdat(nullptr);
 }
 
 LLVMModuleRef klap_ctx_module(KlapCtx *C) { return wrap(&C->M); }

@@ -59,6 +59,7 @@ extern "C" {
     fn klap_link_runtime(dest: LLVMModuleRef, data: *const c_char, size: usize, error: *mut *mut c_char) -> bool;
     fn klap_clone_body_into(from: LLVMValueRef, to: LLVMValueRef, args: *mut LLVMValueRef, n: u32);
     fn klap_clone_function(f: LLVMValueRef, name: *const c_char) -> LLVMValueRef;
+    fn klap_delete_body(f: LLVMValueRef);
 }
 
 fn take_message(p: *mut c_char) -> String {
@@ -611,6 +612,12 @@ pub trait FunctionExt<'c>: Copy {
     }
     fn set_ptx_kernel(self) {
         self.this().set_call_conventions(PTX_KERNEL_CALL_CONV)
+    }
+    /// Makes the function a declaration with external linkage: its calls then reach whatever another
+    /// object of the link defines under its name.
+    fn delete_body(self) {
+        // SAFETY: a live function of a module klap may change; the shim drops its body's references.
+        unsafe { klap_delete_body(self.this().as_value_ref()) }
     }
     /// The type of a parameter's `byval(T)` attribute (`index` counts parameters from 0).
     fn param_byval_type(self, index: u32) -> Option<BasicTypeEnum<'c>> {

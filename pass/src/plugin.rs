@@ -6,7 +6,7 @@
 use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, ModuleExt, RawCtx, RegisterCallbacks};
 use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
-use crate::transform::{aggregate, normalize, serialize, Granularity, Options};
+use crate::transform::{aggregate, devrt_stubs, normalize, serialize, Granularity, Options};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -267,6 +267,20 @@ pub extern "C" fn klap_rust_run(model: *mut c_void, ctx: *mut RawCtx, options: *
                 write_errs(&format!("klap: error: {e}\n"));
                 FAILED
             }
+        }
+    })
+}
+
+/// `klap-devrt-stubs` (transform/devrt_stubs.rs), which the shim runs at the start of clang's pipeline,
+/// apart from the steps: it needs no launch model and must come before the inliner.
+#[no_mangle]
+pub extern "C" fn klap_rust_devrt_stubs(ctx: *mut RawCtx) -> i32 {
+    guarded("klap-devrt-stubs", || {
+        let ctx = Ctx::from_shim(ctx);
+        if devrt_stubs::run(&ctx.module(), ctx) {
+            CHANGED
+        } else {
+            UNCHANGED
         }
     })
 }

@@ -19,6 +19,8 @@ pub enum Remark {
     Normalized,
     NotNormalized,
     DeclaredKernel,
+    DevrtStubReplaced,
+    DevrtStubKept,
     Aggregated,
     StreamNotAggregated,
     NullStreamKept,
@@ -56,6 +58,8 @@ impl Remark {
             Remark::Normalized => "KLAP120",
             Remark::NotNormalized => "KLAP121",
             Remark::DeclaredKernel => "KLAP122",
+            Remark::DevrtStubReplaced => "KLAP130",
+            Remark::DevrtStubKept => "KLAP131",
             Remark::Aggregated => "KLAP200",
             Remark::StreamNotAggregated => "KLAP201",
             Remark::NullStreamKept => "KLAP202",
@@ -100,7 +104,7 @@ impl Remark {
             | Remark::WarpFallback
             | Remark::BlockForWarpLoop
             | Remark::AlreadyTransformed => RemarkKind::Analysis,
-            Remark::Normalized | Remark::DeclaredKernel | Remark::Aggregated | Remark::Serialized => RemarkKind::Passed,
+            Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced | Remark::Aggregated | Remark::Serialized => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -108,7 +112,7 @@ impl Remark {
     /// What a missed remark says before its detail.
     fn lead(self) -> &'static str {
         match self {
-            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel => "",
+            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
             Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::SerialChildCollective
             | Remark::SerialStreamKept
@@ -118,6 +122,7 @@ impl Remark {
                 "launch not serialized: "
             }
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
+            Remark::DevrtStubKept => "",
             Remark::StreamNotAggregated
             | Remark::NullStreamKept
             | Remark::ChildNotDefined

@@ -2,6 +2,7 @@
 //! and the options, and says whether it changed the module; the pipeline (plugin.rs) runs them in order.
 
 pub mod aggregate;
+pub mod devrt_stubs;
 pub mod normalize;
 pub mod serialize;
 
