@@ -368,6 +368,36 @@ bool klap_dominates(KlapCtx *C, LLVMValueRef A, LLVMValueRef B) {
   return C->FAM.getResult<DominatorTreeAnalysis>(*IB->getFunction()).dominates(unwrap<Instruction>(A), IB);
 }
 
+// Whether some path of the CFG leads from From to To (from From back to itself when they are one) without
+// executing Avoid. LLVM's isPotentiallyReachable takes its dominator and loop shortcuts through excluded
+// blocks, and answers yes past 32 blocks: an exact walk of the blocks instead.
+bool klap_reachable_avoiding(KlapCtx *, LLVMValueRef From, LLVMValueRef To, LLVMValueRef Avoid) {
+  auto *F = unwrap<Instruction>(From), *T = unwrap<Instruction>(To), *A = unwrap<Instruction>(Avoid);
+  BasicBlock *FromBB = F->getParent(), *ToBB = T->getParent(), *AvoidBB = A->getParent();
+  auto Between = [&](Instruction *Start, Instruction *End) {
+    // Whether A lies on the straight path from Start (exclusive; null: the block's start) to End
+    // (exclusive; null: the block's end) within A's block.
+    return (!Start || Start->comesBefore(A)) && (!End || A->comesBefore(End)) && A != Start;
+  };
+  if (FromBB == ToBB && F != T && F->comesBefore(T) && !(AvoidBB == FromBB && Between(F, T)))
+    return true;
+  if (AvoidBB == FromBB && Between(F, nullptr))
+    return false;
+  SmallVector<BasicBlock *, 16> Work(successors(FromBB));
+  SmallPtrSet<BasicBlock *, 32> Seen;
+  while (!Work.empty()) {
+    BasicBlock *BB = Work.pop_back_val();
+    if (!Seen.insert(BB).second)
+      continue;
+    if (BB == ToBB && !(AvoidBB == ToBB && Between(nullptr, T)))
+      return true;
+    if (BB == AvoidBB)
+      continue;
+    Work.append(succ_begin(BB), succ_end(BB));
+  }
+  return false;
+}
+
 // True when threads of one warp can disagree on whether (or how often) they reach I: some block with a
 // divergent branch can reach I without I post-dominating it. That covers divergent branches, divergent
 // loop exits and everything nested in them. Branches on the Ignored conditions (the launch's own

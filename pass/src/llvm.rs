@@ -42,6 +42,7 @@ pub struct RawCtx {
 extern "C" {
     fn klap_loop_depth(ctx: *mut RawCtx, inst: LLVMValueRef) -> u32;
     fn klap_dominates(ctx: *mut RawCtx, a: LLVMValueRef, b: LLVMValueRef) -> bool;
+    fn klap_reachable_avoiding(ctx: *mut RawCtx, from: LLVMValueRef, to: LLVMValueRef, avoid: LLVMValueRef) -> bool;
     fn klap_control_divergent(ctx: *mut RawCtx, inst: LLVMValueRef, ignored: *const LLVMValueRef, n: u32) -> bool;
     fn klap_lone_launcher(ctx: *mut RawCtx, inst: LLVMValueRef) -> bool;
     fn klap_remark(ctx: *mut RawCtx, kind: u32, inst: LLVMValueRef, id: *const c_char, msg: *const c_char);
@@ -144,6 +145,12 @@ impl Ctx {
     pub fn dominates(self, a: InstructionValue, b: InstructionValue) -> bool {
         // SAFETY: both are instructions of one function of this module.
         unsafe { klap_dominates(self.0, a.as_value_ref(), b.as_value_ref()) }
+    }
+    /// Whether a path of the CFG leads from `from` to `to` (from `from` back to itself when they are one)
+    /// without executing `avoid`.
+    pub fn reachable_avoiding(self, from: InstructionValue, to: InstructionValue, avoid: InstructionValue) -> bool {
+        // SAFETY: the three are instructions of one function of this module.
+        unsafe { klap_reachable_avoiding(self.0, from.as_value_ref(), to.as_value_ref(), avoid.as_value_ref()) }
     }
     /// Whether threads can disagree on reaching `inst`, not counting branches on `ignored` conditions.
     pub fn control_divergent(self, inst: InstructionValue, ignored: &[InstructionValue]) -> bool {

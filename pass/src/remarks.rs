@@ -22,6 +22,7 @@ pub enum Remark {
     DevrtStubReplaced,
     DevrtStubKept,
     Aggregated,
+    SingleLaunchStream,
     StreamNotAggregated,
     NullStreamKept,
     ChildNotDefined,
@@ -61,6 +62,7 @@ impl Remark {
             Remark::DevrtStubReplaced => "KLAP130",
             Remark::DevrtStubKept => "KLAP131",
             Remark::Aggregated => "KLAP200",
+            Remark::SingleLaunchStream => "KLAP209",
             Remark::StreamNotAggregated => "KLAP201",
             Remark::NullStreamKept => "KLAP202",
             Remark::ChildNotDefined => "KLAP203",
@@ -104,7 +106,7 @@ impl Remark {
             | Remark::WarpFallback
             | Remark::BlockForWarpLoop
             | Remark::AlreadyTransformed => RemarkKind::Analysis,
-            Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced | Remark::Aggregated | Remark::Serialized => RemarkKind::Passed,
+            Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced | Remark::Aggregated | Remark::SingleLaunchStream | Remark::Serialized => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -113,7 +115,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
-            Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::SerialChildCollective
             | Remark::SerialStreamKept
             | Remark::SerialTooLarge
