@@ -9,6 +9,7 @@
 //   lookup.cu    the aggregated child: its record lookup and remapped indices, its exit count
 //   launch.cu    the aggregated launch, the one-by-one fallback, the reclaim before a launch
 //   trace.cu     the reports of fallbacks (-klap-trace) and of lost launches
+//   malloc.cu    device-side cudaMalloc and cudaFree aggregated per warp (transform/malloc.rs)
 //
 // pass/build.rs compiles each part with clang-22 to NVPTX bitcode (no CUDA headers: clang builtins
 // only), links them into one module, and optimizes that as one unit, so that a helper one part

@@ -14,15 +14,19 @@ INLINE u64 grid_id() {
 
 ACCESSOR u32 __klap_active_mask() { return active_mask(); }
 
+// `record_size` carries COUNT_THREADS as a scope's group does: a child with a grid scope of its own
+// waits for the threads its chunk counts, whichever path registered them (a warp chunk that did not
+// count left that scope waiting for ever, and the child's own launches were never made).
 DEVICE Chunk *__klap_warp_chunk(u32 mask, u32 record_size) {
   u32 lanes = __builtin_popcount(mask);
   // A lane alone has nothing to aggregate: it launches as written.
   if (lanes == 1)
     return 0;
   u32 leader = __builtin_ctz(mask);
+  u32 size = record_size & ~COUNT_THREADS;
   Chunk *c = 0;
   if (lane_id() == leader)
-    c = chunk_alloc(0, slabs_for(lanes, record_size, SMALL_SLAB, 64), record_size, 0);
+    c = chunk_alloc(0, slabs_for(lanes, size, SMALL_SLAB, 64), size, (record_size & COUNT_THREADS) != 0);
   return (Chunk *)shfl_u64(mask, (u64)c, leader);
 }
 

@@ -39,6 +39,7 @@ STATISTIC(NumLaunchesUnrecognized, "Device launch sites left alone as unrecogniz
 STATISTIC(NumLaunchesNormalized, "V1 device launches rewritten into the V2 form");
 STATISTIC(NumLaunchesAggregated, "Device launches aggregated");
 STATISTIC(NumLaunchesSerialized, "Device launches serialized");
+STATISTIC(NumMallocsAggregated, "Device-side cudaMalloc calls aggregated per warp");
 
 static cl::opt<std::string> GranularityOpt(
     "klap-granularity",
@@ -94,6 +95,9 @@ static cl::opt<bool> DisableSerializeOpt("klap-disable-serialize", cl::desc("Ski
                                          cl::init(false));
 static cl::opt<bool> DisableAggregateOpt("klap-disable-aggregate", cl::desc("Skip klap's aggregation step"),
                                          cl::init(false));
+static cl::opt<bool> DisableMallocOpt("klap-disable-malloc",
+                                      cl::desc("Skip klap's device-side cudaMalloc aggregation step"),
+                                      cl::init(false));
 static cl::opt<bool> DisableInlineRuntimeOpt("klap-disable-inline-runtime",
                                              cl::desc("Skip inlining klap's device runtime (as "
                                                       "-klap-inline-runtime=false)"),
@@ -119,7 +123,7 @@ struct KlapCtx {
 
 // The options of klap's transformations, as pass/src/plugin.rs's RawOptions reads them (same fields, same
 // order). Granularity: 0 none, 1 warp, 2 block, 3 grid, 4 auto. DisabledSteps: bit 0 normalize, bit 1
-// aggregate, bit 2 serialize.
+// aggregate, bit 2 serialize, bit 3 malloc.
 struct KlapRustOptions {
   uint32_t Granularity = 3;
   bool MergeNullStream = true;
@@ -248,7 +252,8 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.Serialize = SerializeOpt;
   O.Rust.SerializeThreshold = SerializeThresholdOpt;
   O.Rust.DisabledSteps =
-      (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) | (DisableSerializeOpt ? 4u : 0u);
+      (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) | (DisableSerializeOpt ? 4u : 0u) |
+      (DisableMallocOpt ? 8u : 0u);
   O.InlineRuntime = InlineRuntimeOpt && !DisableInlineRuntimeOpt;
   return O;
 }
@@ -542,7 +547,8 @@ enum KlapStatistic {
   UnrecognizedLaunch = 1,
   NormalizedLaunch = 2,
   AggregatedLaunch = 3,
-  SerializedLaunch = 4
+  SerializedLaunch = 4,
+  AggregatedMalloc = 5
 };
 
 void klap_count(unsigned Which, unsigned N) {
@@ -561,6 +567,9 @@ void klap_count(unsigned Which, unsigned N) {
     break;
   case SerializedLaunch:
     NumLaunchesSerialized += N;
+    break;
+  case AggregatedMalloc:
+    NumMallocsAggregated += N;
     break;
   }
 }

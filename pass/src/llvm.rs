@@ -117,6 +117,7 @@ pub enum Statistic {
     NormalizedLaunch = 2,
     AggregatedLaunch = 3,
     SerializedLaunch = 4,
+    AggregatedMalloc = 5,
 }
 
 pub fn count(which: Statistic, n: usize) {

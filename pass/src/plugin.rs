@@ -6,7 +6,7 @@
 use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, ModuleExt, RawCtx, RegisterCallbacks};
 use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
-use crate::transform::{aggregate, devrt_stubs, normalize, serialize, Granularity, Options};
+use crate::transform::{aggregate, devrt_stubs, malloc, normalize, serialize, Granularity, Options};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -22,18 +22,22 @@ pub enum Step {
     Serialize,
     /// Launch aggregation at the chosen granularity (transform/aggregate.rs).
     Aggregate,
+    /// Device-side cudaMalloc aggregated per warp (transform/malloc.rs): last, so that the child
+    /// variants the steps before made have their allocations aggregated too.
+    Malloc,
 }
 
 impl Step {
-    pub const PIPELINE: [Step; 3] = [Step::Normalize, Step::Serialize, Step::Aggregate];
+    pub const PIPELINE: [Step; 4] = [Step::Normalize, Step::Serialize, Step::Aggregate, Step::Malloc];
 
     /// The step's bit in the shim's `DisabledSteps` (`-klap-disable-normalize`, `-klap-disable-serialize`,
-    /// `-klap-disable-aggregate`).
+    /// `-klap-disable-aggregate`, `-klap-disable-malloc`).
     fn bit(self) -> u32 {
         match self {
             Step::Normalize => 1,
             Step::Aggregate => 2,
             Step::Serialize => 4,
+            Step::Malloc => 8,
         }
     }
 
@@ -42,6 +46,7 @@ impl Step {
             Step::Normalize => "normalize",
             Step::Serialize => "serialize",
             Step::Aggregate => "aggregate",
+            Step::Malloc => "malloc",
         }
     }
 
@@ -50,7 +55,7 @@ impl Step {
         match self {
             Step::Normalize => true,
             Step::Serialize => options.serialize,
-            Step::Aggregate => options.granularity != Granularity::None,
+            Step::Aggregate | Step::Malloc => options.granularity != Granularity::None,
         }
     }
 
@@ -62,7 +67,8 @@ impl Step {
         match self {
             Step::Normalize => None,
             // Serializing again would serialize the fallback launches of the first run once more.
-            Step::Serialize | Step::Aggregate => Some(self.name()),
+            // The runtime's own cudaMalloc, inlined where an aggregated one was, must stay as it is.
+            Step::Serialize | Step::Aggregate | Step::Malloc => Some(self.name()),
         }
     }
 }
@@ -132,6 +138,7 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
             Step::Normalize => normalize::run(&module, model, ctx),
             Step::Serialize => serialize::run(&module, model, ctx, options),
             Step::Aggregate => aggregate::run(&module, model, ctx, options)?,
+            Step::Malloc => malloc::run(&module, ctx, options)?,
         };
         if step_changed {
             if let Some(mark) = step.mark() {

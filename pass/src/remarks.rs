@@ -40,6 +40,10 @@ pub enum Remark {
     AlreadyTransformed,
     IndexReadNotRemapped,
     ThreadEndWithoutReturn,
+    MallocAggregated,
+    MallocTargetUnknown,
+    MallocEscapes,
+    MallocFreeMixed,
 }
 
 impl Remark {
@@ -80,6 +84,10 @@ impl Remark {
             Remark::AlreadyTransformed => "KLAP210",
             Remark::IndexReadNotRemapped => "KLAP211",
             Remark::ThreadEndWithoutReturn => "KLAP212",
+            Remark::MallocAggregated => "KLAP500",
+            Remark::MallocTargetUnknown => "KLAP501",
+            Remark::MallocEscapes => "KLAP502",
+            Remark::MallocFreeMixed => "KLAP503",
         }
     }
 
@@ -106,7 +114,13 @@ impl Remark {
             | Remark::WarpFallback
             | Remark::BlockForWarpLoop
             | Remark::AlreadyTransformed => RemarkKind::Analysis,
-            Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced | Remark::Aggregated | Remark::SingleLaunchStream | Remark::Serialized => RemarkKind::Passed,
+            Remark::Normalized
+            | Remark::DeclaredKernel
+            | Remark::DevrtStubReplaced
+            | Remark::Aggregated
+            | Remark::SingleLaunchStream
+            | Remark::Serialized
+            | Remark::MallocAggregated => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -116,6 +130,8 @@ impl Remark {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
             Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::MallocAggregated => "",
+            Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::SerialChildCollective
             | Remark::SerialStreamKept
             | Remark::SerialTooLarge

@@ -95,6 +95,8 @@ pub enum RuntimeFn {
     ChildExit,
     ChildBlockThreads,
     ChildGridThreads,
+    Malloc,
+    Free,
     IndexRegister(IndexRegister),
 }
 
@@ -130,6 +132,9 @@ const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
     (RuntimeFn::ChildExit, "__klap_child_exit", Void, &[]),
     (RuntimeFn::ChildBlockThreads, "__klap_child_block_threads", I64, &[]),
     (RuntimeFn::ChildGridThreads, "__klap_child_grid_threads", I64, &[]),
+    // runtime/malloc.cu: device-side cudaMalloc and cudaFree with the signatures of the device runtime's.
+    (RuntimeFn::Malloc, "__klap_malloc", I32, &[Ptr, I64]),
+    (RuntimeFn::Free, "__klap_free", I32, &[Ptr]),
 ];
 
 impl RuntimeFn {
@@ -200,6 +205,22 @@ impl<'c> Runtime<'c> {
         let functions = RuntimeFn::all()
             .into_iter()
             .map(|f| module.get_function(&f.name()).map(|v| (f, v)).ok_or_else(|| format!("the device runtime lacks {}", f.name())))
+            .collect::<Result<_, _>>()?;
+        Ok(Runtime { functions })
+    }
+
+    /// Links the entry points `wanted` alone, for a transformation that needs none of the runtime's
+    /// settings (no record pool comes with them).
+    pub fn link_without_settings(module: &Module<'c>, wanted: &[RuntimeFn]) -> Result<Runtime<'c>, String> {
+        let bitcode = runtime_bitcode()?;
+        let cx = module.get_context();
+        for f in wanted {
+            module.get_or_declare(&f.name(), f.signature(cx));
+        }
+        module.link_runtime(&bitcode)?;
+        let functions = wanted
+            .iter()
+            .map(|&f| module.get_function(&f.name()).map(|v| (f, v)).ok_or_else(|| format!("the device runtime lacks {}", f.name())))
             .collect::<Result<_, _>>()?;
         Ok(Runtime { functions })
     }

@@ -63,7 +63,7 @@ pub fn classify_entry(name: &str) -> Option<Entry> {
 }
 
 /// The identifier of a mangled file-static function: `_ZL22cudaGetParameterBuffermm` -> its 22 characters.
-fn unmangle_static_function(name: &str) -> Option<&str> {
+pub(crate) fn unmangle_static_function(name: &str) -> Option<&str> {
     let rest = name.strip_prefix("_ZL")?;
     let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let len: usize = rest[..digits].parse().ok()?;

@@ -3,6 +3,7 @@
 //! Built once per module by the launch analysis.
 
 pub mod abi;
+pub mod alloc;
 pub mod graph;
 pub mod ops;
 mod recognize;

@@ -37,6 +37,17 @@ use std::collections::{HashMap, HashSet};
 /// Launch groups a block or grid scope can hold (the runtime's MAX_GROUPS).
 const MAX_GROUPS: usize = 4;
 
+/// Set in the record size given to the runtime for a chunk that counts its child threads (the
+/// runtime's COUNT_THREADS).
+const COUNT_THREADS: u64 = 1 << 31;
+
+/// The record size the runtime is given for the chunks of `variant`: with [`COUNT_THREADS`] where the
+/// variant has a grid scope of its own, which waits for the threads its chunks count, whether they
+/// were taken by a block or grid scope or at warp granularity.
+fn chunk_record_size(variant: &Variant, counted: &HashSet<FunctionValue>) -> u64 {
+    variant.param_size | if counted.contains(&variant.function) { COUNT_THREADS } else { 0 }
+}
+
 /// Why a recognized launch is not aggregated, or None.
 fn ineligible<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c>) -> Option<(Remark, String)> {
     if site.child.is_declaration() {
@@ -259,7 +270,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(module, site, variant, Granularity::Warp));
                 count(Statistic::AggregatedLaunch, 1);
             }
-            parent.aggregate_at_warp(site, variant);
+            parent.aggregate_at_warp(site, variant, &counted);
         }
         if !scope_sites.is_empty() {
             for site in &scope_sites {
@@ -370,11 +381,11 @@ impl<'c> Parent<'_, 'c> {
         });
     }
 
-    fn aggregate_at_warp(&self, site: &LaunchSite<'c>, variant: &Variant<'c>) {
+    fn aggregate_at_warp(&self, site: &LaunchSite<'c>, variant: &Variant<'c>, counted: &HashSet<FunctionValue<'c>>) {
         let b = builder_before(self.module, site.launch);
         let mask = self.call(&b, RuntimeFn::ActiveMask, &[]).result();
-        let size = self.i32(variant.param_size);
-        let chunk = self.call(&b, RuntimeFn::WarpChunk, &[mask, size]).result();
+        let record_size = self.i32(chunk_record_size(variant, counted));
+        let chunk = self.call(&b, RuntimeFn::WarpChunk, &[mask, record_size]).result();
         // After the registration (or the lane's own launch), the lanes meet again and one launches.
         let after = site.launch.get_next_instruction().expect("a launch is never a terminator");
         self.register_or_launch(site, variant, RuntimeFn::Register, &[chunk], &b);
@@ -383,6 +394,7 @@ impl<'c> Parent<'_, 'c> {
         let leader_end = after.split_if_then(leader);
         b.position_before(&leader_end);
         let words = self.i64(variant.uniform_words);
+        let size = self.i32(variant.param_size);
         let launch_args = [chunk, Self::function_value(variant.function), Self::function_value(site.child), size, words, aggregated_stream(self.module, site)];
         self.call(&b, RuntimeFn::LaunchChunk, &launch_args);
     }
@@ -407,14 +419,7 @@ impl<'c> Parent<'_, 'c> {
         let b = builder_before(self.module, start);
         let mut enter_args = vec![self.i32(groups.len() as u64)];
         for g in 0..MAX_GROUPS {
-            const COUNT_THREADS: u64 = 1 << 31;
-            let size = groups
-                .get(g)
-                .map(|(child, _)| {
-                    let v = variant_of(*child);
-                    v.param_size | if counted.contains(&v.function) { COUNT_THREADS } else { 0 }
-                })
-                .unwrap_or(0);
+            let size = groups.get(g).map(|(child, _)| chunk_record_size(variant_of(*child), counted)).unwrap_or(0);
             enter_args.push(self.i32(size));
         }
         let enter = if granularity == Granularity::Grid {

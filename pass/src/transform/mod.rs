@@ -3,6 +3,7 @@
 
 pub mod aggregate;
 pub mod devrt_stubs;
+pub mod malloc;
 pub mod normalize;
 pub mod serialize;
 
