@@ -31,6 +31,8 @@ gpu-bins: build
 	  done; \
 	  scripts/klap-clang++ -O2 -mllvm -klap-granularity=$$m test/gpu/two_units/parent.cu test/gpu/two_units/child.cu \
 	    -o .gpu/tests/$$m/two_units; \
+	  scripts/klap-clang++ --at-link -O2 -mllvm -klap-granularity=$$m test/gpu/two_units/parent.cu test/gpu/two_units/child.cu \
+	    -o .gpu/tests/$$m/two_units_at_link; \
 	done
 	mkdir -p .gpu/race
 	scripts/klap-clang++ --no-klap -O2 test/gpu-race/runtime_race.cu -o .gpu/race/runtime_race

@@ -115,6 +115,13 @@ static cl::opt<bool> DevrtStubsOpt(
              "where CUDA's header gave device code compiled without __CUDACC_RDC__ stubs that fail"),
     cl::init(true));
 
+static cl::opt<bool> AtLinkOpt(
+    "klap-at-link",
+    cl::desc("With -foffload-lto, aggregate and serialize at the device link, on the linked module (the plugin "
+             "loaded there: --plugin-opt=-load-pass-plugin=...): the compile only normalizes and records its klap "
+             "options in the module"),
+    cl::init(false));
+
 // What the Rust side needs to query analyses while it works on one module.
 struct KlapCtx {
   Module &M;
@@ -305,6 +312,58 @@ void addPipeline(ModulePassManager &MPM, KlapOptions O) {
     MPM.addPass(AlwaysInlinerPass());
 }
 
+// The module flag that asks the device link to run klap, with the options of the compile as klap<...>
+// parameters. Error behaviour: units compiled with different klap options refuse to link.
+constexpr char AtLinkFlag[] = "klap.at-link";
+
+std::string toParams(const KlapOptions &O) {
+  static const char *const Granularities[] = {"none", "warp", "block", "grid", "auto"};
+  std::string S = std::string("granularity=") + Granularities[O.Rust.Granularity];
+  S += O.Rust.MergeNullStream ? ";merge-null-stream" : ";no-merge-null-stream";
+  S += O.Rust.SkipLone ? ";skip-lone-launches" : ";no-skip-lone-launches";
+  S += O.Rust.Serialize ? ";serialize" : ";no-serialize";
+  S += ";serialize-threshold=" + std::to_string(O.Rust.SerializeThreshold);
+  if (O.Rust.PoolBytes)
+    S += ";pool-mib=" + std::to_string(O.Rust.PoolBytes >> 20);
+  if (O.Rust.Trace)
+    S += ";trace";
+  if (!O.InlineRuntime)
+    S += ";no-inline-runtime";
+  return S;
+}
+
+// At a compile that leaves klap to the device link: the options, for the link to find.
+struct KlapRecordForLinkPass : PassInfoMixin<KlapRecordForLinkPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    if (!M.getModuleFlag(AtLinkFlag))
+      M.addModuleFlag(Module::Error, AtLinkFlag, MDString::get(M.getContext(), toParams(optionsFromCommandLine())));
+    return PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
+// At the device link (full LTO): klap's pipeline on the linked module, where its units asked for it. The
+// linker (clang-nvlink-wrapper) parses its LLVM options before it loads pass plugins, so klap's own
+// options cannot be given there: they come from the compile, in the module flag.
+struct KlapAtLinkPass : PassInfoMixin<KlapAtLinkPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    auto *Params = dyn_cast_or_null<MDString>(M.getModuleFlag(AtLinkFlag));
+    if (!Params)
+      return PreservedAnalyses::all();
+    auto O = parseAggregateParams(Params->getString());
+    if (!O)
+      report_fatal_error(Twine("klap: the module's ") + AtLinkFlag + " flag: " + toString(O.takeError()),
+                         /*gen_crash_diag=*/false);
+    PreservedAnalyses PA = KlapPipelinePass(O->Rust).run(M, MAM);
+    if (O->InlineRuntime) {
+      MAM.invalidate(M, PA);
+      PA.intersect(AlwaysInlinerPass().run(M, MAM));
+    }
+    return PA;
+  }
+  static bool isRequired() { return true; }
+};
+
 // klap-normalize alone: the pipeline at granularity none.
 KlapRustOptions normalizeOnly() {
   KlapRustOptions O = optionsFromCommandLine().Rust;
@@ -354,13 +413,18 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
     if (DevrtStubsOpt)
       MPM.addPass(KlapDevrtStubsPass());
   });
-  PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
+  PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase Phase) {
     KlapOptions O = optionsFromCommandLine();
-    if (O.Rust.Granularity != 0 || O.Rust.Serialize)
+    if (AtLinkOpt && Phase == ThinOrFullLTOPhase::FullLTOPreLink) {
+      MPM.addPass(KlapRecordForLinkPass());
+      MPM.addPass(KlapPipelinePass(normalizeOnly()));
+    } else if (O.Rust.Granularity != 0 || O.Rust.Serialize)
       addPipeline(MPM, O);
     else if (NormalizeAtOptimizerLast)
       MPM.addPass(KlapPipelinePass(normalizeOnly()));
   });
+  PB.registerFullLinkTimeOptimizationLastEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(KlapAtLinkPass()); });
 }
 
 unsigned klap_loop_depth(KlapCtx *C, LLVMValueRef I) {
