@@ -150,6 +150,7 @@ void klap_rust_model_free(void *Model);
 int klap_rust_print_launches(void *Model);
 int klap_rust_print_graph(void *Model);
 int klap_rust_run(void *Model, KlapCtx *Ctx, const KlapRustOptions *Options);
+int klap_rust_note_left_to_link(void *Model, KlapCtx *Ctx);
 int klap_rust_devrt_stubs(KlapCtx *Ctx);
 }
 
@@ -332,9 +333,14 @@ std::string toParams(const KlapOptions &O) {
   return S;
 }
 
-// At a compile that leaves klap to the device link: the options, for the link to find.
+// At a compile that leaves klap to the device link: the options, for the link to find, and a remark on
+// each launch (KLAP140).
 struct KlapRecordForLinkPass : PassInfoMixin<KlapRecordForLinkPass> {
-  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    KlapCtx Ctx{M, FAM};
+    if (klap_rust_note_left_to_link(MAM.getResult<KlapLaunchAnalysis>(M).Model.get(), &Ctx) < 0)
+      reportFailure(M, "-klap-at-link");
     if (!M.getModuleFlag(AtLinkFlag))
       M.addModuleFlag(Module::Error, AtLinkFlag, MDString::get(M.getContext(), toParams(optionsFromCommandLine())));
     return PreservedAnalyses::all();

@@ -21,6 +21,7 @@ pub enum Remark {
     DeclaredKernel,
     DevrtStubReplaced,
     DevrtStubKept,
+    LeftToLink,
     Aggregated,
     SingleLaunchStream,
     StreamNotAggregated,
@@ -65,6 +66,7 @@ impl Remark {
             Remark::DeclaredKernel => "KLAP122",
             Remark::DevrtStubReplaced => "KLAP130",
             Remark::DevrtStubKept => "KLAP131",
+            Remark::LeftToLink => "KLAP140",
             Remark::Aggregated => "KLAP200",
             Remark::SingleLaunchStream => "KLAP209",
             Remark::StreamNotAggregated => "KLAP201",
@@ -113,7 +115,8 @@ impl Remark {
             | Remark::LaunchInDeviceFunction
             | Remark::WarpFallback
             | Remark::BlockForWarpLoop
-            | Remark::AlreadyTransformed => RemarkKind::Analysis,
+            | Remark::AlreadyTransformed
+            | Remark::LeftToLink => RemarkKind::Analysis,
             Remark::Normalized
             | Remark::DeclaredKernel
             | Remark::DevrtStubReplaced
@@ -140,7 +143,7 @@ impl Remark {
                 "launch not serialized: "
             }
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
-            Remark::DevrtStubKept => "",
+            Remark::DevrtStubKept | Remark::LeftToLink => "",
             Remark::StreamNotAggregated
             | Remark::NullStreamKept
             | Remark::ChildNotDefined
