@@ -2,8 +2,8 @@
 // defines. Built with clang, the launching unit's declaration used to be a plain device function
 // (`.extern .func` in its PTX) and nvlink refused the program ("not declared __global__ in all source
 // files"); klap-normalize makes it a kernel. Built by `make gpu-bins` (every mode) into
-// .gpu/tests/<mode>/two_units; with device LTO (scripts/klap-clang++ --device-lto) the child is
-// aggregated as well. Prints a checksum line, then PASS.
+// .gpu/tests/<mode>/two_units; klap at the device link (klap-clang++ --at-link, docs/link-time.md)
+// aggregates the launch too: .gpu/tests/<mode>/two_units_at_link. Prints a checksum line, then PASS.
 #include "../check.cuh"
 #include "two_units.h"
 
