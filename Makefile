@@ -29,6 +29,10 @@ gpu-bins: build
 	  for p in examples/hello/hello.cu test/gpu-abi/named_streams.cu; do \
 	    scripts/klap-clang++ -O2 -mllvm -klap-granularity=$$m $$p -o .gpu/tests/$$m/$$(basename $$p .cu); \
 	  done; \
+	  scripts/klap-clang++ -O2 -mllvm -klap-granularity=$$m test/gpu/two_units/parent.cu test/gpu/two_units/child.cu \
+	    -o .gpu/tests/$$m/two_units; \
+	  scripts/klap-clang++ --at-link -O2 -mllvm -klap-granularity=$$m test/gpu/two_units/parent.cu test/gpu/two_units/child.cu \
+	    -o .gpu/tests/$$m/two_units_at_link; \
 	done
 	mkdir -p .gpu/race
 	scripts/klap-clang++ --no-klap -O2 test/gpu-race/runtime_race.cu -o .gpu/race/runtime_race

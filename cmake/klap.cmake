@@ -4,7 +4,7 @@
 #   add_executable(app app.cu main.cpp)
 #   klap_cuda_target(app GRANULARITY grid)
 #
-# klap_cuda_target(<target> [GRANULARITY none|warp|block|grid] [NO_KLAP] [REMARKS])
+# klap_cuda_target(<target> [GRANULARITY none|warp|block|grid] [NO_KLAP] [REMARKS] [AT_LINK])
 #   The target's .cu sources are compiled as CUDA with device-side launches by the C++ compiler, which
 #   must be clang++-22, with the klap plugin; the target links with cudart and libcudadevrt. The flags
 #   are scripts/klap-flags', the ones scripts/klap-clang++ uses.
@@ -12,6 +12,8 @@
 #   NO_KLAP      without the plugin: a plain CDP build (with clang's CDP gaps filled all the same)
 #   REMARKS      the device compilation's optimization remarks (klap's among them) as YAML beside each
 #                object: <object without .o>.opt.yaml, for opt-viewer
+#   AT_LINK      klap at the device link (-foffload-lto): aggregation runs on the linked device module,
+#                so children defined in another of the target's sources are aggregated (docs/link-time.md)
 #
 # Settings (cache variables; empty: scripts/klap-flags' defaults):
 #   KLAP_CUDA_PATH  the CUDA tree (default <klap>/.toolchain/cuda)
@@ -63,7 +65,7 @@ function(_klap_flags out phase)
 endfunction()
 
 function(klap_cuda_target target)
-  cmake_parse_arguments(PARSE_ARGV 1 KLAP "NO_KLAP;REMARKS" "GRANULARITY" "")
+  cmake_parse_arguments(PARSE_ARGV 1 KLAP "NO_KLAP;REMARKS;AT_LINK" "GRANULARITY" "")
   if(KLAP_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "klap_cuda_target(${target}): unknown arguments ${KLAP_UNPARSED_ARGUMENTS}")
   endif()
@@ -81,6 +83,9 @@ function(klap_cuda_target target)
   endif()
   if(KLAP_REMARKS)
     list(APPEND options --remarks)
+  endif()
+  if(KLAP_AT_LINK)
+    list(APPEND options --at-link)
   endif()
   _klap_flags(compile_flags compile ${options})
   _klap_flags(link_flags link ${options})

@@ -126,6 +126,19 @@ static cl::opt<bool> NormalizeAtOptimizerLast(
              "(clang -fpass-plugin); without it clang 22 drops tail and fire-and-forget launches"),
     cl::init(true));
 
+static cl::opt<bool> DevrtStubsOpt(
+    "klap-devrt-stubs",
+    cl::desc("At the start of the pipeline, call the device runtime's real cudaMalloc, cudaGetDevice, ... "
+             "where CUDA's header gave device code compiled without __CUDACC_RDC__ stubs that fail"),
+    cl::init(true));
+
+static cl::opt<bool> AtLinkOpt(
+    "klap-at-link",
+    cl::desc("With -foffload-lto, aggregate and serialize at the device link, on the linked module (the plugin "
+             "loaded there: --plugin-opt=-load-pass-plugin=...): the compile only normalizes and records its klap "
+             "options in the module"),
+    cl::init(false));
+
 // What the Rust side needs to query analyses while it works on one module.
 struct KlapCtx {
   Module &M;
@@ -156,6 +169,8 @@ void klap_rust_model_free(void *Model);
 int klap_rust_print_launches(void *Model);
 int klap_rust_print_graph(void *Model);
 int klap_rust_run(void *Model, KlapCtx *Ctx, const KlapRustOptions *Options);
+int klap_rust_note_left_to_link(void *Model, KlapCtx *Ctx);
+int klap_rust_devrt_stubs(KlapCtx *Ctx);
 }
 
 namespace {
@@ -221,6 +236,22 @@ struct KlapPipelinePass : PassInfoMixin<KlapPipelinePass> {
     return Status == 0 ? PreservedAnalyses::all() : PreservedAnalyses::none();
   }
   // Without it clang 22's launches into the named streams are lost, also at -O0.
+  static bool isRequired() { return true; }
+};
+
+// The device runtime's real entry points in place of the stubs CUDA's header gives device code compiled
+// without __CUDACC_RDC__ (pass/src/transform/devrt_stubs.rs). It runs at the start of clang's pipeline:
+// later the inliner folds a stub's cudaErrorUnknown into its callers.
+struct KlapDevrtStubsPass : PassInfoMixin<KlapDevrtStubsPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    KlapCtx Ctx{M, FAM};
+    int Status = klap_rust_devrt_stubs(&Ctx);
+    if (Status < 0)
+      reportFailure(M, "klap-devrt-stubs");
+    return Status == 0 ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+  // Also at -O0, where a stub stays a weak definition that nvlink may pick over libcudadevrt's.
   static bool isRequired() { return true; }
 };
 
@@ -310,6 +341,63 @@ void addPipeline(ModulePassManager &MPM, KlapOptions O) {
     MPM.addPass(AlwaysInlinerPass());
 }
 
+// The module flag that asks the device link to run klap, with the options of the compile as klap<...>
+// parameters. Error behaviour: units compiled with different klap options refuse to link.
+constexpr char AtLinkFlag[] = "klap.at-link";
+
+std::string toParams(const KlapOptions &O) {
+  static const char *const Granularities[] = {"none", "warp", "block", "grid", "auto"};
+  std::string S = std::string("granularity=") + Granularities[O.Rust.Granularity];
+  S += O.Rust.MergeNullStream ? ";merge-null-stream" : ";no-merge-null-stream";
+  S += O.Rust.SkipLone ? ";skip-lone-launches" : ";no-skip-lone-launches";
+  S += O.Rust.Serialize ? ";serialize" : ";no-serialize";
+  S += ";serialize-threshold=" + std::to_string(O.Rust.SerializeThreshold);
+  if (O.Rust.PoolBytes)
+    S += ";pool-mib=" + std::to_string(O.Rust.PoolBytes >> 20);
+  if (O.Rust.Trace)
+    S += ";trace";
+  if (!O.InlineRuntime)
+    S += ";no-inline-runtime";
+  return S;
+}
+
+// At a compile that leaves klap to the device link: the options, for the link to find, and a remark on
+// each launch (KLAP140).
+struct KlapRecordForLinkPass : PassInfoMixin<KlapRecordForLinkPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    KlapCtx Ctx{M, FAM};
+    if (klap_rust_note_left_to_link(MAM.getResult<KlapLaunchAnalysis>(M).Model.get(), &Ctx) < 0)
+      reportFailure(M, "-klap-at-link");
+    if (!M.getModuleFlag(AtLinkFlag))
+      M.addModuleFlag(Module::Error, AtLinkFlag, MDString::get(M.getContext(), toParams(optionsFromCommandLine())));
+    return PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
+// At the device link (full LTO): klap's pipeline on the linked module, where its units asked for it. The
+// linker (clang-nvlink-wrapper) parses its LLVM options before it loads pass plugins, so klap's own
+// options cannot be given there: they come from the compile, in the module flag.
+struct KlapAtLinkPass : PassInfoMixin<KlapAtLinkPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    auto *Params = dyn_cast_or_null<MDString>(M.getModuleFlag(AtLinkFlag));
+    if (!Params)
+      return PreservedAnalyses::all();
+    auto O = parseAggregateParams(Params->getString());
+    if (!O)
+      report_fatal_error(Twine("klap: the module's ") + AtLinkFlag + " flag: " + toString(O.takeError()),
+                         /*gen_crash_diag=*/false);
+    PreservedAnalyses PA = KlapPipelinePass(O->Rust).run(M, MAM);
+    if (O->InlineRuntime) {
+      MAM.invalidate(M, PA);
+      PA.intersect(AlwaysInlinerPass().run(M, MAM));
+    }
+    return PA;
+  }
+  static bool isRequired() { return true; }
+};
+
 // klap-normalize alone: the pipeline at granularity none.
 KlapRustOptions normalizeOnly() {
   KlapRustOptions O = optionsFromCommandLine().Rust;
@@ -336,6 +424,10 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
           MPM.addPass(KlapPrinterPass<klap_rust_print_graph, PrintGraphName>());
           return true;
         }
+        if (Name == "klap-devrt-stubs") {
+          MPM.addPass(KlapDevrtStubsPass());
+          return true;
+        }
         if (Name == "klap-normalize") {
           MPM.addPass(KlapPipelinePass(normalizeOnly()));
           return true;
@@ -352,13 +444,22 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
         }
         return false;
       });
-  PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
+  PB.registerPipelineStartEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
+    if (DevrtStubsOpt)
+      MPM.addPass(KlapDevrtStubsPass());
+  });
+  PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase Phase) {
     KlapOptions O = optionsFromCommandLine();
-    if (O.Rust.Granularity != 0 || O.Rust.Serialize || O.Rust.BlockReuse)
+    if (AtLinkOpt && Phase == ThinOrFullLTOPhase::FullLTOPreLink) {
+      MPM.addPass(KlapRecordForLinkPass());
+      MPM.addPass(KlapPipelinePass(normalizeOnly()));
+    } else if (O.Rust.Granularity != 0 || O.Rust.Serialize || O.Rust.BlockReuse)
       addPipeline(MPM, O);
     else if (NormalizeAtOptimizerLast)
       MPM.addPass(KlapPipelinePass(normalizeOnly()));
   });
+  PB.registerFullLinkTimeOptimizationLastEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(KlapAtLinkPass()); });
 }
 
 unsigned klap_loop_depth(KlapCtx *C, LLVMValueRef I) {
@@ -369,6 +470,36 @@ unsigned klap_loop_depth(KlapCtx *C, LLVMValueRef I) {
 bool klap_dominates(KlapCtx *C, LLVMValueRef A, LLVMValueRef B) {
   auto *IB = unwrap<Instruction>(B);
   return C->FAM.getResult<DominatorTreeAnalysis>(*IB->getFunction()).dominates(unwrap<Instruction>(A), IB);
+}
+
+// Whether some path of the CFG leads from From to To (from From back to itself when they are one) without
+// executing Avoid. LLVM's isPotentiallyReachable takes its dominator and loop shortcuts through excluded
+// blocks, and answers yes past 32 blocks: an exact walk of the blocks instead.
+bool klap_reachable_avoiding(KlapCtx *, LLVMValueRef From, LLVMValueRef To, LLVMValueRef Avoid) {
+  auto *F = unwrap<Instruction>(From), *T = unwrap<Instruction>(To), *A = unwrap<Instruction>(Avoid);
+  BasicBlock *FromBB = F->getParent(), *ToBB = T->getParent(), *AvoidBB = A->getParent();
+  auto Between = [&](Instruction *Start, Instruction *End) {
+    // Whether A lies on the straight path from Start (exclusive; null: the block's start) to End
+    // (exclusive; null: the block's end) within A's block.
+    return (!Start || Start->comesBefore(A)) && (!End || A->comesBefore(End)) && A != Start;
+  };
+  if (FromBB == ToBB && F != T && F->comesBefore(T) && !(AvoidBB == FromBB && Between(F, T)))
+    return true;
+  if (AvoidBB == FromBB && Between(F, nullptr))
+    return false;
+  SmallVector<BasicBlock *, 16> Work(successors(FromBB));
+  SmallPtrSet<BasicBlock *, 32> Seen;
+  while (!Work.empty()) {
+    BasicBlock *BB = Work.pop_back_val();
+    if (!Seen.insert(BB).second)
+      continue;
+    if (BB == ToBB && !(AvoidBB == ToBB && Between(nullptr, T)))
+      return true;
+    if (BB == AvoidBB)
+      continue;
+    Work.append(succ_begin(BB), succ_end(BB));
+  }
+  return false;
 }
 
 // True when threads of one warp can disagree on whether (or how often) they reach I: some block with a
@@ -643,6 +774,13 @@ LLVMValueRef klap_clone_function(LLVMValueRef F, const char *Name) {
   Function *C = CloneFunction(unwrap<Function>(F), VMap);
   C->setName(Name);
   return wrap(C);
+}
+
+// F becomes a declaration: no body, external linkage, no comdat (a declaration may not have one).
+void klap_delete_body(LLVMValueRef F) {
+  Function *Fn = unwrap<Function>(F);
+  Fn->deleteBody();
+  Fn->setComdat(nullptr);
 }
 
 LLVMModuleRef klap_ctx_module(KlapCtx *C) { return wrap(&C->M); }

@@ -42,6 +42,7 @@ pub struct RawCtx {
 extern "C" {
     fn klap_loop_depth(ctx: *mut RawCtx, inst: LLVMValueRef) -> u32;
     fn klap_dominates(ctx: *mut RawCtx, a: LLVMValueRef, b: LLVMValueRef) -> bool;
+    fn klap_reachable_avoiding(ctx: *mut RawCtx, from: LLVMValueRef, to: LLVMValueRef, avoid: LLVMValueRef) -> bool;
     fn klap_control_divergent(ctx: *mut RawCtx, inst: LLVMValueRef, ignored: *const LLVMValueRef, n: u32) -> bool;
     fn klap_lone_launcher(ctx: *mut RawCtx, inst: LLVMValueRef) -> bool;
     fn klap_remark(ctx: *mut RawCtx, kind: u32, inst: LLVMValueRef, id: *const c_char, msg: *const c_char);
@@ -59,6 +60,7 @@ extern "C" {
     fn klap_link_runtime(dest: LLVMModuleRef, data: *const c_char, size: usize, error: *mut *mut c_char) -> bool;
     fn klap_clone_body_into(from: LLVMValueRef, to: LLVMValueRef, args: *mut LLVMValueRef, n: u32);
     fn klap_clone_function(f: LLVMValueRef, name: *const c_char) -> LLVMValueRef;
+    fn klap_delete_body(f: LLVMValueRef);
 }
 
 fn take_message(p: *mut c_char) -> String {
@@ -145,6 +147,12 @@ impl Ctx {
     pub fn dominates(self, a: InstructionValue, b: InstructionValue) -> bool {
         // SAFETY: both are instructions of one function of this module.
         unsafe { klap_dominates(self.0, a.as_value_ref(), b.as_value_ref()) }
+    }
+    /// Whether a path of the CFG leads from `from` to `to` (from `from` back to itself when they are one)
+    /// without executing `avoid`.
+    pub fn reachable_avoiding(self, from: InstructionValue, to: InstructionValue, avoid: InstructionValue) -> bool {
+        // SAFETY: the three are instructions of one function of this module.
+        unsafe { klap_reachable_avoiding(self.0, from.as_value_ref(), to.as_value_ref(), avoid.as_value_ref()) }
     }
     /// Whether threads can disagree on reaching `inst`, not counting branches on `ignored` conditions.
     pub fn control_divergent(self, inst: InstructionValue, ignored: &[InstructionValue]) -> bool {
@@ -613,6 +621,12 @@ pub trait FunctionExt<'c>: Copy {
     }
     fn set_ptx_kernel(self) {
         self.this().set_call_conventions(PTX_KERNEL_CALL_CONV)
+    }
+    /// Makes the function a declaration with external linkage: its calls then reach whatever another
+    /// object of the link defines under its name.
+    fn delete_body(self) {
+        // SAFETY: a live function of a module klap may change; the shim drops its body's references.
+        unsafe { klap_delete_body(self.this().as_value_ref()) }
     }
     /// The type of a parameter's `byval(T)` attribute (`index` counts parameters from 0).
     fn param_byval_type(self, index: u32) -> Option<BasicTypeEnum<'c>> {

@@ -3,10 +3,10 @@
 //! functions. This is the only module that knows every step: the pipeline runs them in order, each
 //! with a switch of its own (`-klap-disable-<step>`).
 
-use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, ModuleExt, RawCtx, RegisterCallbacks};
+use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, FunctionExt, ModuleExt, RawCtx, RegisterCallbacks};
 use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
-use crate::transform::{aggregate, block_reuse, malloc, normalize, serialize, BlockReuse, Granularity, Options};
+use crate::transform::{aggregate, block_reuse, devrt_stubs, malloc, normalize, serialize, BlockReuse, Granularity, Options};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -289,6 +289,44 @@ pub extern "C" fn klap_rust_run(model: *mut c_void, ctx: *mut RawCtx, options: *
                 write_errs(&format!("klap: error: {e}\n"));
                 FAILED
             }
+        }
+    })
+}
+
+/// At a compile that leaves klap to the device link (`-klap-at-link` with `-foffload-lto`): KLAP140 on
+/// every launch, which the compile does not aggregate or serialize (docs/link-time.md).
+#[no_mangle]
+pub extern "C" fn klap_rust_note_left_to_link(model: *mut c_void, ctx: *mut RawCtx) -> i32 {
+    if model.is_null() {
+        return FAILED;
+    }
+    guarded("-klap-at-link", || {
+        let ctx = Ctx::from_shim(ctx);
+        for site in &handle_ref::<LaunchModel<'static>>(model).sites {
+            Remark::LeftToLink.emit(
+                ctx,
+                site.launch,
+                &format!(
+                    "launch of @{} left to the device link (-klap-at-link): klap aggregates it on the linked device module, \
+                     where the link loads the plugin",
+                    site.child.name()
+                ),
+            );
+        }
+        UNCHANGED
+    })
+}
+
+/// `klap-devrt-stubs` (transform/devrt_stubs.rs), which the shim runs at the start of clang's pipeline,
+/// apart from the steps: it needs no launch model and must come before the inliner.
+#[no_mangle]
+pub extern "C" fn klap_rust_devrt_stubs(ctx: *mut RawCtx) -> i32 {
+    guarded("klap-devrt-stubs", || {
+        let ctx = Ctx::from_shim(ctx);
+        if devrt_stubs::run(&ctx.module(), ctx) {
+            CHANGED
+        } else {
+            UNCHANGED
         }
     })
 }

@@ -18,7 +18,12 @@ pub enum Remark {
     LaunchInDeviceFunction,
     Normalized,
     NotNormalized,
+    DeclaredKernel,
+    DevrtStubReplaced,
+    DevrtStubKept,
+    LeftToLink,
     Aggregated,
+    SingleLaunchStream,
     StreamNotAggregated,
     NullStreamKept,
     ChildNotDefined,
@@ -62,7 +67,12 @@ impl Remark {
             Remark::LaunchInDeviceFunction => "KLAP110",
             Remark::Normalized => "KLAP120",
             Remark::NotNormalized => "KLAP121",
+            Remark::DeclaredKernel => "KLAP122",
+            Remark::DevrtStubReplaced => "KLAP130",
+            Remark::DevrtStubKept => "KLAP131",
+            Remark::LeftToLink => "KLAP140",
             Remark::Aggregated => "KLAP200",
+            Remark::SingleLaunchStream => "KLAP209",
             Remark::StreamNotAggregated => "KLAP201",
             Remark::NullStreamKept => "KLAP202",
             Remark::ChildNotDefined => "KLAP203",
@@ -113,8 +123,16 @@ impl Remark {
             | Remark::LaunchInDeviceFunction
             | Remark::WarpFallback
             | Remark::ReuseLeftToThreads
-            | Remark::AlreadyTransformed => RemarkKind::Analysis,
-            Remark::Normalized | Remark::Aggregated | Remark::Serialized | Remark::MallocAggregated | Remark::BlockReused => RemarkKind::Passed,
+            | Remark::AlreadyTransformed
+            | Remark::LeftToLink => RemarkKind::Analysis,
+            Remark::Normalized
+            | Remark::DeclaredKernel
+            | Remark::DevrtStubReplaced
+            | Remark::Aggregated
+            | Remark::SingleLaunchStream
+            | Remark::Serialized
+            | Remark::MallocAggregated
+            | Remark::BlockReused => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -122,8 +140,8 @@ impl Remark {
     /// What a missed remark says before its detail.
     fn lead(self) -> &'static str {
         match self {
-            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
-            Remark::Aggregated | Remark::WarpFallback | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
+            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::BlockReused | Remark::ReuseLeftToThreads => "",
@@ -140,6 +158,7 @@ impl Remark {
                 "launch not serialized: "
             }
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
+            Remark::DevrtStubKept | Remark::LeftToLink => "",
             Remark::StreamNotAggregated
             | Remark::NullStreamKept
             | Remark::ChildNotDefined

@@ -1,7 +1,8 @@
 // PMPP chapter 21, "Child kernel launch with named streams": the full launch configuration
 // kernel_name<<<Dg, Db, Ns, S>>>(args), with a dim3 grid Dg, a dim3 block Db, Ns bytes of dynamic
 // shared memory and a stream S. The book's stream is one the parent thread creates with
-// cudaStreamCreateWithFlags(cudaStreamNonBlocking) (known only at run time: stream=other); CUDA 12's
+// cudaStreamCreateWithFlags(cudaStreamNonBlocking), launches into once and destroys (stream=single-launch:
+// ordered after nothing, like fire-and-forget, KLAP209); CUDA 12's
 // device runtime adds the named streams cudaStreamTailLaunch and cudaStreamFireAndForget, launched
 // here from their own kernels. Every thread launches (no branch, no loop): none is divergent.
 // Facts from the source: grid (numBlocks,1,1) from size[], block (128,1,1) or (32,2,1), Ns 512 or
@@ -12,7 +13,7 @@
 // RUN: %opt -load-pass-plugin=%plugin -passes='print<klap-graph>' -disable-output %t.ll 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=GRAPH
 
-// LAUNCH: klap-launch: caller=_Z21parent_created_streamPiS_S_ child=_Z12child_kernelPiPKii abi=v1 grid=({{%[0-9]+}},1,1) block=(128,1,1) dims=byval smem=512 stream=other args=3 [0:ptr=%0 8:ptr=%1 16:i32={{%[0-9]+}}] loop=0 divergent=no{{$}}
+// LAUNCH: klap-launch: caller=_Z21parent_created_streamPiS_S_ child=_Z12child_kernelPiPKii abi=v1 grid=({{%[0-9]+}},1,1) block=(128,1,1) dims=byval smem=512 stream=single-launch args=3 [0:ptr=%0 8:ptr=%1 16:i32={{%[0-9]+}}] loop=0 divergent=no{{$}}
 // LAUNCH-NEXT: klap-launch: caller=_Z11parent_tailPiS_S_ child=_Z12child_kernelPiPKii abi=v1 grid=({{%[0-9]+}},1,1) block=(32,2,1) dims=byval smem=0 stream=tail args=3 [0:ptr=%0 8:ptr=%1 16:i32={{%[0-9]+}}] loop=0 divergent=no{{$}}
 // LAUNCH-NEXT: klap-launch: caller=_Z22parent_fire_and_forgetPiS_S_ child=_Z12child_kernelPiPKii abi=v1 grid=({{%[0-9]+}},1,1) block=(32,2,1) dims=byval smem=0 stream=fire-and-forget args=3 [0:ptr=%0 8:ptr=%1 16:i32={{%[0-9]+}}] loop=0 divergent=no{{$}}
 // LAUNCH-NOT: klap-launch

@@ -93,6 +93,11 @@ pub enum Stream {
     FireAndForget,
     /// `cudaStreamPerThread`.
     PerThread,
+    /// A stream this thread created for this launch alone: `cudaStreamCreateWithFlags(&s,
+    /// cudaStreamNonBlocking)` before it, this launch its only use, `cudaStreamDestroy(s)` after it. It
+    /// orders the launch after nothing (a non-blocking stream does not wait for the NULL stream), as
+    /// fire-and-forget does.
+    SingleLaunch,
     /// Any other (created) stream, or one only known at run time.
     Other,
 }
@@ -117,8 +122,37 @@ impl Stream {
             Stream::Tail => "tail",
             Stream::FireAndForget => "fire-and-forget",
             Stream::PerThread => "per-thread",
+            Stream::SingleLaunch => "single-launch",
             Stream::Other => "other",
         }
+    }
+}
+
+/// What the remarks of a launch into a [`Stream::SingleLaunch`] stream say of it.
+pub const SINGLE_LAUNCH_STREAM: &str = "its stream was created for this launch alone (cudaStreamCreateWithFlags(&s, \
+     cudaStreamNonBlocking), the launch, cudaStreamDestroy(s)), which orders it after nothing, like fire-and-forget";
+
+/// `cudaStreamNonBlocking`, the flag a device-side stream must be created with.
+pub const STREAM_NON_BLOCKING: u64 = 0x1;
+
+/// The device runtime's stream calls that the single-launch stream idiom is made of.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum StreamCall {
+    /// `cudaStreamCreateWithFlags(cudaStream_t *, unsigned flags)`.
+    CreateWithFlags,
+    /// `cudaStreamDestroy(cudaStream_t)`.
+    Destroy,
+}
+
+/// Decodes `[__cudaCDP2]cudaStreamCreateWithFlags` / `cudaStreamDestroy`, also as the CUDA headers'
+/// static wrappers that -O0 code calls.
+pub fn classify_stream_call(name: &str) -> Option<StreamCall> {
+    let name = unmangle_static_function(name).unwrap_or(name);
+    let name = name.strip_prefix("__cudaCDP2").map(|r| format!("cuda{r}")).unwrap_or_else(|| name.to_string());
+    match name.as_str() {
+        "cudaStreamCreateWithFlags" => Some(StreamCall::CreateWithFlags),
+        "cudaStreamDestroy" => Some(StreamCall::Destroy),
+        _ => None,
     }
 }
 
@@ -139,6 +173,15 @@ mod tests {
         assert!(classify_entry("__cudaCDP2Malloc").is_none());
         assert_eq!(cdp2_symbol(EntryKind::ParameterBuffer, Abi::V2, true), "__cudaCDP2GetParameterBufferV2");
         assert_eq!(cdp2_symbol(EntryKind::Launch, Abi::V2, true), "__cudaCDP2LaunchDeviceV2_ptsz");
+    }
+
+    #[test]
+    fn stream_calls() {
+        assert_eq!(classify_stream_call("__cudaCDP2StreamCreateWithFlags"), Some(StreamCall::CreateWithFlags));
+        assert_eq!(classify_stream_call("cudaStreamDestroy"), Some(StreamCall::Destroy));
+        assert_eq!(classify_stream_call("_ZL25cudaStreamCreateWithFlagsPP11CUstream_stj"), Some(StreamCall::CreateWithFlags));
+        assert_eq!(classify_stream_call("__cudaCDP2StreamCreateWithPriority"), None);
+        assert_eq!(classify_stream_call("cudaStreamCreate"), None);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The recognizer: from a call of a launch entry point to a [`LaunchSite`], or the reason it is not one.
 
-use super::abi::{classify_entry, Abi, EntryKind, Stream};
+use super::abi::{classify_entry, classify_stream_call, Abi, EntryKind, Stream, StreamCall, STREAM_NON_BLOCKING};
 use super::{param_layout, resolve_function, ArgWrite, Dim3, DimForm, LaunchSite, Param, WriteKind};
 use crate::llvm::{
     same, BasicTypeEnum, BasicValueEnum, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue,
@@ -81,7 +81,10 @@ impl<'c> Recognizer<'_, 'c> {
             grid,
             block,
             smem,
-            stream: Stream::from_handle(stream_operand.const_pointer_int()),
+            stream: match Stream::from_handle(stream_operand.const_pointer_int()) {
+                Stream::Other if self.single_launch_stream(launch, stream_operand) => Stream::SingleLaunch,
+                stream => stream,
+            },
             stream_operand,
             params,
             writes,
@@ -91,6 +94,62 @@ impl<'c> Recognizer<'_, 'c> {
             lone: self.ctx.lone_launcher(buffer_call),
             null_checks,
         })
+    }
+
+    /// Whether the launch's stream was created for it alone: the handle is loaded from a stack slot of
+    /// the caller that one `cudaStreamCreateWithFlags(&slot, cudaStreamNonBlocking)` fills before the
+    /// launch; every load of it goes to this launch or to `cudaStreamDestroy`; no path leads from the
+    /// launch back to itself, or from a destroy to the launch, without creating a new stream; and at
+    /// least one destroy follows. Nothing else can then order the launch after anything.
+    fn single_launch_stream(&self, launch: InstructionValue<'c>, stream: BasicValueEnum<'c>) -> bool {
+        let Some(load) = stream.instruction_of(InstructionOpcode::Load) else { return false };
+        let slot = load.operand(0);
+        if slot.instruction_of(InstructionOpcode::Alloca).is_none() {
+            return false;
+        }
+        let (mut creates, mut destroys, mut launches) = (Vec::new(), Vec::new(), 0);
+        for user in slot.instruction_users() {
+            match user.get_opcode() {
+                InstructionOpcode::Call if user.is_lifetime_marker() => {}
+                InstructionOpcode::Call => {
+                    let args = user.call_args();
+                    let is_create = user.called_function().and_then(|f| classify_stream_call(&f.name())) == Some(StreamCall::CreateWithFlags);
+                    let flags = args.get(1).and_then(|f| f.const_int());
+                    if !is_create || args.len() != 2 || !same(args[0], slot) || flags != Some(STREAM_NON_BLOCKING) {
+                        return false;
+                    }
+                    creates.push(user);
+                }
+                InstructionOpcode::Load if same(user.operand(0), slot) => {
+                    for use_of_handle in user.instruction_users() {
+                        if use_of_handle.get_opcode() != InstructionOpcode::Call {
+                            return false;
+                        }
+                        let args = use_of_handle.call_args();
+                        if use_of_handle == launch {
+                            // The handle may only be the launch's stream, once.
+                            if args.iter().filter(|a| same(**a, user)).count() != 1 || !same(stream, user) {
+                                return false;
+                            }
+                            launches += 1;
+                        } else if use_of_handle.called_function().and_then(|f| classify_stream_call(&f.name())) == Some(StreamCall::Destroy)
+                            && args.len() == 1
+                        {
+                            destroys.push(use_of_handle);
+                        } else {
+                            return false;
+                        }
+                    }
+                }
+                _ => return false,
+            }
+        }
+        let [create] = creates[..] else { return false };
+        launches == 1
+            && !destroys.is_empty()
+            && self.ctx.dominates(create, launch)
+            && !self.ctx.reachable_avoiding(launch, launch, create)
+            && destroys.iter().all(|&d| !self.ctx.reachable_avoiding(d, launch, create))
     }
 
     /// The dim3 argument `index` of `call` (the launch or its parameter-buffer call, `buffer`).

@@ -24,12 +24,12 @@ use super::{Granularity, Options};
 use crate::callgraph::CallGraph;
 use crate::child::{unremappable_index_read, ChildVariants, Variant, VariantKind};
 use crate::llvm::{
-    count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
+    count, AddressSpace, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
     InstructionValue, Module, Statistic,
 };
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, Runtime, RuntimeFn, Settings};
-use crate::site::abi::Stream;
+use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET};
 use crate::site::ops::{builder_before, dim3_fields, guarded_replace, ArgValues, CanonicalEntries};
 use crate::site::{self, param_layout, uniform, LaunchModel, LaunchSite};
 use std::cell::Cell;
@@ -59,7 +59,7 @@ fn ineligible<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c
             Remark::NullStreamKept,
             "NULL-stream launches are kept in order (-klap-merge-null-stream=false)".into(),
         )),
-        Stream::Null | Stream::FireAndForget | Stream::Tail => lone(site, options),
+        Stream::Null | Stream::FireAndForget | Stream::Tail | Stream::SingleLaunch => lone(site, options),
         other => Some((Remark::StreamNotAggregated, format!("launches into a {} stream keep their stream's order", other.as_str()))),
     };
     by_stream.or_else(|| hazards.children.get(&site.child).cloned()).or_else(|| {
@@ -236,6 +236,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         for site in warp_sites {
             let variant = aggregated(site.child).unwrap();
             if !quiet {
+                single_launch_remark(ctx, site);
                 Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(module, site, variant, Granularity::Warp));
                 count(Statistic::AggregatedLaunch, 1);
             }
@@ -244,6 +245,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         if !scope_sites.is_empty() {
             for site in &scope_sites {
                 if !quiet {
+                    single_launch_remark(ctx, site);
                     Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(module, site, aggregated(site.child).unwrap(), granularity));
                     count(Statistic::AggregatedLaunch, 1);
                 }
@@ -254,6 +256,32 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     entries.retire_replaced(module);
     runtime.retire_unused(module);
     Ok(true)
+}
+
+/// KLAP209 beside KLAP200 for a launch into a stream created for it alone.
+fn single_launch_remark(ctx: Ctx, site: &LaunchSite) {
+    if site.stream == Stream::SingleLaunch {
+        Remark::SingleLaunchStream.emit(
+            ctx,
+            site.launch,
+            &format!(
+                "launch of @{} aggregated into the fire-and-forget stream: {SINGLE_LAUNCH_STREAM}; the stream's creation and \
+                 destruction stay, for the launch as written, made where no record can be had",
+                site.child.name()
+            ),
+        );
+    }
+}
+
+/// The stream the aggregated launch of a site's records goes into: the site's own, but for a stream
+/// created for the launch alone, which the launching thread destroys before a scope launches (and
+/// each lane of a warp has its own): fire-and-forget, which orders the launch after nothing as well.
+fn aggregated_stream<'c>(module: &Module<'c>, site: &LaunchSite<'c>) -> BasicValueEnum<'c> {
+    if site.stream != Stream::SingleLaunch {
+        return site.stream_operand;
+    }
+    let cx = module.get_context();
+    cx.i64_type().const_int(STREAM_FIRE_AND_FORGET, false).const_to_pointer(cx.ptr_type(AddressSpace::default())).into()
 }
 
 fn aggregated_message<'c>(module: &Module<'c>, site: &LaunchSite<'c>, variant: &Variant<'c>, g: Granularity) -> String {
@@ -347,7 +375,7 @@ impl<'c> Parent<'_, 'c> {
             let leader_end = then_end.split_if_then(leader);
             b.position_before(&leader_end);
             let words = self.i64(variant.uniform_words);
-            let launch_args = [chunk, Self::function_value(variant.function), Self::function_value(site.child), size, words, site.stream_operand];
+            let launch_args = [chunk, Self::function_value(variant.function), Self::function_value(site.child), size, words, aggregated_stream(self.module, site)];
             self.call(b, RuntimeFn::LaunchChunk, &launch_args);
         };
         self.register_or_launch(site, variant, &b, register, launch);
@@ -404,7 +432,7 @@ impl<'c> Parent<'_, 'c> {
 
         let streams: Vec<BasicValueEnum<'c>> = groups
             .iter()
-            .map(|(child, stream)| sites.iter().find(|s| s.child == *child && s.stream == *stream).unwrap().stream_operand)
+            .map(|(child, stream)| aggregated_stream(self.module, sites.iter().find(|s| s.child == *child && s.stream == *stream).unwrap()))
             .collect();
         for exit in exits {
             b.position_before(&exit);

@@ -3,6 +3,7 @@
 
 pub mod aggregate;
 pub mod block_reuse;
+pub mod devrt_stubs;
 pub mod malloc;
 pub mod normalize;
 pub mod serialize;

@@ -7,14 +7,15 @@
 //! Sound where running the child at the launch point is one of the schedules the launch allowed: the
 //! child's threads need nothing of each other (no barrier, no shared memory, no warp collective), and the
 //! launch is unordered with the parent's later work (NULL stream under the aggregation's assumption that
-//! the NULL-stream launches of a block need no order among themselves, or fire-and-forget; a tail launch
-//! waits for the whole parent grid, and a created stream orders it after other work: both are launched).
+//! the NULL-stream launches of a block need no order among themselves, fire-and-forget, or a stream created
+//! for this launch alone; a tail launch waits for the whole parent grid, and any other created stream
+//! orders it after other work: both are launched).
 
 use super::Options;
 use crate::child::ChildVariants;
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
-use crate::site::abi::Stream;
+use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{builder_before, dim3_fields, entry_alloca, guarded_replace, replace, ArgValues, CanonicalEntries};
 use crate::site::{LaunchModel, LaunchSite, WriteKind};
 
@@ -50,7 +51,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             ),
             _ => format!("its threads when there are at most {} (checked at run time; larger ones are launched)", options.serialize_threshold),
         };
-        Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}", site.child.name()));
+        let stream = if site.stream == Stream::SingleLaunch { format!("; {SINGLE_LAUNCH_STREAM}") } else { String::new() };
+        Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}{stream}", site.child.name()));
         count(Statistic::SerializedLaunch, 1);
         serialize(module, &entries, &mut variants, site, options.serialize_threshold, always, bound);
         changed = true;
@@ -65,7 +67,7 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
         return Some((Remark::SerialChildNotDefined, format!("@{} is defined in another translation unit", site.child.name())));
     }
     match site.stream {
-        Stream::FireAndForget => {}
+        Stream::FireAndForget | Stream::SingleLaunch => {}
         Stream::Null if options.merge_null_stream => {}
         other => {
             return Some((
