@@ -87,6 +87,12 @@ static cl::opt<unsigned> SerializeThresholdOpt("klap-serialize-threshold",
                                                cl::desc("The most threads a child grid may have to be serialized"),
                                                cl::init(DefaultSerializeThreshold));
 
+static cl::opt<std::string> PromoteOpt(
+    "klap-promote",
+    cl::desc("Kernel launch promotion of one-block kernels that launch themselves: none, basic (default: "
+             "none, or where it applies under -klap-granularity=auto)"),
+    cl::init(""));
+
 // One switch per step of the pipeline (plugin.rs), for finding which step a problem comes from.
 static cl::opt<bool> DisableNormalizeOpt("klap-disable-normalize", cl::desc("Skip klap's normalize step"),
                                          cl::init(false));
@@ -94,6 +100,8 @@ static cl::opt<bool> DisableSerializeOpt("klap-disable-serialize", cl::desc("Ski
                                          cl::init(false));
 static cl::opt<bool> DisableAggregateOpt("klap-disable-aggregate", cl::desc("Skip klap's aggregation step"),
                                          cl::init(false));
+static cl::opt<bool> DisablePromoteOpt("klap-disable-promote", cl::desc("Skip klap's promotion step"),
+                                       cl::init(false));
 static cl::opt<bool> DisableInlineRuntimeOpt("klap-disable-inline-runtime",
                                              cl::desc("Skip inlining klap's device runtime (as "
                                                       "-klap-inline-runtime=false)"),
@@ -113,7 +121,8 @@ struct KlapCtx {
 
 // The options of klap's transformations, as pass/src/plugin.rs's RawOptions reads them (same fields, same
 // order). Granularity: 0 none, 1 warp, 2 block, 3 grid, 4 auto. DisabledSteps: bit 0 normalize, bit 1
-// aggregate, bit 2 serialize.
+// aggregate, bit 2 serialize, bit 3 promote. Promote: 0 none, 1 basic, 255 unset (auto decides).
+constexpr uint32_t PromoteUnset = 255;
 struct KlapRustOptions {
   uint32_t Granularity = 3;
   bool MergeNullStream = true;
@@ -123,6 +132,7 @@ struct KlapRustOptions {
   uint64_t PoolBytes = 0;
   uint32_t DisabledSteps = 0;
   uint64_t SerializeThreshold = DefaultSerializeThreshold;
+  uint32_t Promote = PromoteUnset;
 };
 
 extern "C" {
@@ -201,6 +211,16 @@ struct KlapPipelinePass : PassInfoMixin<KlapPipelinePass> {
   static bool isRequired() { return true; }
 };
 
+// promote=overlap and promote=all (issue 14) are not built: refused rather than taken as something else.
+std::optional<unsigned> parsePromote(StringRef S) {
+  return StringSwitch<std::optional<unsigned>>(S)
+      .Case("none", 0)
+      .Case("basic", 1)
+      .Case("auto", PromoteUnset)
+      .Default(std::nullopt);
+}
+constexpr char PromoteValues[] = "none, basic or auto";
+
 std::optional<unsigned> parseGranularity(StringRef S) {
   return StringSwitch<std::optional<unsigned>>(S)
       .Case("none", 0)
@@ -224,14 +244,22 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.Trace = TraceOpt;
   O.Rust.Serialize = SerializeOpt;
   O.Rust.SerializeThreshold = SerializeThresholdOpt;
-  O.Rust.DisabledSteps =
-      (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) | (DisableSerializeOpt ? 4u : 0u);
+  if (!PromoteOpt.empty()) {
+    if (auto P = parsePromote(PromoteOpt))
+      O.Rust.Promote = *P;
+    else
+      report_fatal_error(Twine("klap: -klap-promote must be ") + PromoteValues + ", not '" + PromoteOpt + "'",
+                         /*gen_crash_diag=*/false);
+  }
+  O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) |
+                         (DisableSerializeOpt ? 4u : 0u) | (DisablePromoteOpt ? 8u : 0u);
   O.InlineRuntime = InlineRuntimeOpt && !DisableInlineRuntimeOpt;
   return O;
 }
 
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;pool-mib=N;trace;
+//      promote=none|basic|auto;
 //      no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
   KlapOptions O = optionsFromCommandLine();
@@ -257,6 +285,12 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       if (P.getAsInteger(10, N))
         return make_error<StringError>("klap: serialize-threshold needs a number", inconvertibleErrorCode());
       O.Rust.SerializeThreshold = N;
+    } else if (P.consume_front("promote=")) {
+      auto Promote = parsePromote(P);
+      if (!Promote)
+        return make_error<StringError>(Twine("klap: promote must be ") + PromoteValues + ", not '" + P + "'",
+                                       inconvertibleErrorCode());
+      O.Rust.Promote = *Promote;
     } else if (P == "no-inline-runtime") {
       O.InlineRuntime = false;
     } else if (P.consume_front("pool-mib=")) {
@@ -282,6 +316,7 @@ KlapRustOptions normalizeOnly() {
   KlapRustOptions O = optionsFromCommandLine().Rust;
   O.Granularity = 0;
   O.Serialize = false;
+  O.Promote = 0;
   return O;
 }
 
@@ -320,7 +355,7 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
       });
   PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
     KlapOptions O = optionsFromCommandLine();
-    if (O.Rust.Granularity != 0 || O.Rust.Serialize)
+    if (O.Rust.Granularity != 0 || O.Rust.Serialize || (O.Rust.Promote != 0 && O.Rust.Promote != PromoteUnset))
       addPipeline(MPM, O);
     else if (NormalizeAtOptimizerLast)
       MPM.addPass(KlapPipelinePass(normalizeOnly()));

@@ -511,7 +511,9 @@ fn is_shared_pointer(v: &BasicValueEnum) -> bool {
 
 /// Moves the allocas a cloned kernel body starts with to the start of the variant's entry block, in their
 /// order: the kernel's stack objects stay static allocas.
-fn hoist_allocas<'c>(b: &crate::llvm::Builder<'c>, body: crate::llvm::BasicBlock<'c>, entry: crate::llvm::BasicBlock<'c>) {
+/// Moves the allocas that start `body` to the start of `entry` (a new entry block before it), where they
+/// stay static.
+pub fn hoist_allocas<'c>(b: &crate::llvm::Builder<'c>, body: crate::llvm::BasicBlock<'c>, entry: crate::llvm::BasicBlock<'c>) {
     let allocas: Vec<InstructionValue<'c>> =
         body.get_instructions().take_while(|i| i.get_opcode() == InstructionOpcode::Alloca).collect();
     let anchor = entry.get_first_instruction();

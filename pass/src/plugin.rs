@@ -3,9 +3,10 @@
 //! functions. This is the only module that knows every step: the pipeline runs them in order, each
 //! with a switch of its own (`-klap-disable-<step>`).
 
-use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, ModuleExt, RawCtx, RegisterCallbacks};
+use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, FunctionExt, ModuleExt, RawCtx, RegisterCallbacks};
 use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
+use crate::transform::promote::{self, Promotion};
 use crate::transform::{aggregate, normalize, serialize, Granularity, Options};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -18,6 +19,8 @@ pub const LLVM_MAJOR: &str = env!("KLAP_LLVM_MAJOR");
 pub enum Step {
     /// Every recognized launch in the canonical V2 form (transform/normalize.rs).
     Normalize,
+    /// One-block kernels that launch themselves launch at their start (transform/promote.rs).
+    Promote,
     /// Small children run in the launching thread (transform/serialize.rs).
     Serialize,
     /// Launch aggregation at the chosen granularity (transform/aggregate.rs).
@@ -25,15 +28,16 @@ pub enum Step {
 }
 
 impl Step {
-    pub const PIPELINE: [Step; 3] = [Step::Normalize, Step::Serialize, Step::Aggregate];
+    pub const PIPELINE: [Step; 4] = [Step::Normalize, Step::Promote, Step::Serialize, Step::Aggregate];
 
     /// The step's bit in the shim's `DisabledSteps` (`-klap-disable-normalize`, `-klap-disable-serialize`,
-    /// `-klap-disable-aggregate`).
+    /// `-klap-disable-aggregate`, `-klap-disable-promote`).
     fn bit(self) -> u32 {
         match self {
             Step::Normalize => 1,
             Step::Aggregate => 2,
             Step::Serialize => 4,
+            Step::Promote => 8,
         }
     }
 
@@ -41,6 +45,7 @@ impl Step {
         match self {
             Step::Normalize => "normalize",
             Step::Serialize => "serialize",
+            Step::Promote => "promote",
             Step::Aggregate => "aggregate",
         }
     }
@@ -50,6 +55,7 @@ impl Step {
         match self {
             Step::Normalize => true,
             Step::Serialize => options.serialize,
+            Step::Promote => options.promote != Promotion::None,
             Step::Aggregate => options.granularity != Granularity::None,
         }
     }
@@ -62,7 +68,8 @@ impl Step {
         match self {
             Step::Normalize => None,
             // Serializing again would serialize the fallback launches of the first run once more.
-            Step::Serialize | Step::Aggregate => Some(self.name()),
+            // Promoting again would promote the promoted form's launch of itself.
+            Step::Serialize | Step::Aggregate | Step::Promote => Some(self.name()),
         }
     }
 }
@@ -89,6 +96,8 @@ pub struct RawOptions {
     pool_bytes: u64,
     disabled_steps: u32,
     serialize_threshold: u64,
+    /// 0 none, 1 basic; 255 unset (`auto` granularity promotes where it applies, the others do not).
+    promote: u32,
 }
 
 impl RawOptions {
@@ -108,6 +117,11 @@ impl RawOptions {
             trace: self.trace,
             serialize: self.serialize || self.granularity == 4,
             serialize_threshold: self.serialize_threshold,
+            promote: match self.promote {
+                1 => Promotion::Basic,
+                255 if self.granularity == 4 => Promotion::Basic,
+                _ => Promotion::None,
+            },
         }
     }
 }
@@ -130,6 +144,7 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
         inject_panic(step.name());
         let step_changed = match step {
             Step::Normalize => normalize::run(&module, model, ctx),
+            Step::Promote => promote::run(&module, model, ctx, options)?,
             Step::Serialize => serialize::run(&module, model, ctx, options),
             Step::Aggregate => aggregate::run(&module, model, ctx, options)?,
         };
@@ -139,10 +154,27 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
             }
             changed = true;
             ctx.invalidate_analyses();
-            current = Some(site::analyze_quietly(&module, ctx));
+            let mut next = site::analyze_quietly(&module, ctx);
+            if step == Step::Promote {
+                keep_promoted(ctx, &module, &mut next);
+            }
+            current = Some(next);
         }
     }
     Ok(changed)
+}
+
+/// The launches of promoted kernels (the fallback launch as written, the promoted launch at the start)
+/// are out of the later steps' model: a promoted launch is not aggregated or serialized again.
+fn keep_promoted(ctx: Ctx, module: &crate::llvm::Module<'static>, model: &mut LaunchModel<'static>) {
+    let promoted = promote::promoted_kernels(module);
+    model.sites.retain(|s| {
+        let kept = promoted.contains(&s.caller.name());
+        if kept {
+            Remark::PromotedKept.emit(ctx, s.launch, &format!("launch of @{} in promoted kernel @{}: left to promotion", s.child.name(), s.caller.name()));
+        }
+        !kept
+    });
 }
 
 /// What an entry point returns to the shim: 0 unchanged, 1 changed, -1 failed (message in `error`).

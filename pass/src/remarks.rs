@@ -36,6 +36,18 @@ pub enum Remark {
     AlreadyTransformed,
     IndexReadNotRemapped,
     ThreadEndWithoutReturn,
+    Promoted,
+    PromoteInDeviceFunction,
+    PromoteNotSelf,
+    PromoteGridNotOneBlock,
+    PromoteInLoop,
+    PromoteNotOneThread,
+    PromoteStream,
+    PromoteOtherLaunches,
+    PromoteConfigNotAtEntry,
+    PromoteThreadEnd,
+    PromoteParameters,
+    PromotedKept,
 }
 
 impl Remark {
@@ -72,6 +84,18 @@ impl Remark {
             Remark::AlreadyTransformed => "KLAP210",
             Remark::IndexReadNotRemapped => "KLAP211",
             Remark::ThreadEndWithoutReturn => "KLAP212",
+            Remark::Promoted => "KLAP400",
+            Remark::PromoteInDeviceFunction => "KLAP401",
+            Remark::PromoteNotSelf => "KLAP402",
+            Remark::PromoteGridNotOneBlock => "KLAP403",
+            Remark::PromoteInLoop => "KLAP404",
+            Remark::PromoteNotOneThread => "KLAP405",
+            Remark::PromoteStream => "KLAP406",
+            Remark::PromoteOtherLaunches => "KLAP407",
+            Remark::PromoteConfigNotAtEntry => "KLAP408",
+            Remark::PromoteThreadEnd => "KLAP409",
+            Remark::PromoteParameters => "KLAP410",
+            Remark::PromotedKept => "KLAP411",
         }
     }
 
@@ -97,8 +121,9 @@ impl Remark {
             | Remark::LaunchInDeviceFunction
             | Remark::WarpFallback
             | Remark::BlockForWarpLoop
-            | Remark::AlreadyTransformed => RemarkKind::Analysis,
-            Remark::Normalized | Remark::Aggregated | Remark::Serialized => RemarkKind::Passed,
+            | Remark::AlreadyTransformed
+            | Remark::PromotedKept => RemarkKind::Analysis,
+            Remark::Normalized | Remark::Aggregated | Remark::Serialized | Remark::Promoted => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -108,6 +133,17 @@ impl Remark {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized => "",
             Remark::Aggregated | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::Promoted | Remark::PromotedKept => "",
+            Remark::PromoteInDeviceFunction
+            | Remark::PromoteNotSelf
+            | Remark::PromoteGridNotOneBlock
+            | Remark::PromoteInLoop
+            | Remark::PromoteNotOneThread
+            | Remark::PromoteStream
+            | Remark::PromoteOtherLaunches
+            | Remark::PromoteConfigNotAtEntry
+            | Remark::PromoteThreadEnd
+            | Remark::PromoteParameters => "launch not promoted: ",
             Remark::SerialChildCollective
             | Remark::SerialStreamKept
             | Remark::SerialTooLarge

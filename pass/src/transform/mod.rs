@@ -3,6 +3,7 @@
 
 pub mod aggregate;
 pub mod normalize;
+pub mod promote;
 pub mod serialize;
 
 /// The scope over which launches are aggregated.
@@ -39,4 +40,6 @@ pub struct Options {
     pub serialize: bool,
     /// The most threads a child grid may have to be serialized.
     pub serialize_threshold: u64,
+    /// Kernel launch promotion of one-block kernels that launch themselves (transform/promote.rs).
+    pub promote: promote::Promotion,
 }
