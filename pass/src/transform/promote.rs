@@ -25,9 +25,11 @@
 //! full) or the early launch failed, the launch is made where it was written (`guarded_replace`).
 //!
 //! Releasing at the parent's end rather than at the launch site orders the child after everything its
-//! parent does: what a tail launch gives, more than a fire-and-forget launch needs. A tail launch at the
-//! start could never overlap its parent, so the promoted launch goes to the fire-and-forget stream and the
-//! release carries the order.
+//! parent does: what a tail launch gives, more than a fire-and-forget launch needs. The promoted launch
+//! goes into the stream the launch was written with: a tail launch made at the start still runs only once
+//! its parent grid has completed (its wait for the release returns at once) and nests as the original
+//! chain nests, where a fire-and-forget launch would make each link a child of the one before (one level
+//! of nesting per link) and spin on a multiprocessor until its parent is done.
 
 use super::Options;
 use crate::callgraph::CallGraph;
@@ -38,7 +40,7 @@ use crate::llvm::{
 };
 use crate::remarks::Remark;
 use crate::runtime::{Runtime, RuntimeFn, Settings};
-use crate::site::abi::{Stream, STREAM_FIRE_AND_FORGET};
+use crate::site::abi::Stream;
 use crate::site::graph::LaunchGraph;
 use crate::site::ops::{dim3_type, entry_alloca, guarded_replace, ArgValues, CanonicalEntries};
 use crate::site::{self, param_layout, LaunchModel, LaunchSite, WriteKind};
@@ -459,11 +461,7 @@ fn promote<'c>(
     }
     let slot_param = variant_params.last().unwrap();
     b.store_aligned(slot, b.byte_gep(buffer.result(), slot_param.offset), slot_param.align as u32);
-    let stream = match site.stream {
-        Stream::Tail => cx.i64_type().const_int(STREAM_FIRE_AND_FORGET, false).const_to_pointer(ptr).into(),
-        _ => site.stream_operand,
-    };
-    let status = b.call_value(entries.launch_entry(site.ptsz), &[buffer.result(), stream]).into_int_value();
+    let status = b.call_value(entries.launch_entry(site.ptsz), &[buffer.result(), site.stream_operand]).into_int_value();
     let launched = b.build_int_compare(IntPredicate::EQ, status, i32t.const_zero(), "").unwrap();
     b.build_conditional_branch(launched, join, failed).unwrap();
 
