@@ -33,9 +33,9 @@
 
 use super::Options;
 use crate::callgraph::CallGraph;
-use crate::child::hoist_allocas;
+use crate::child::{hoist_allocas, ChildVariants};
 use crate::llvm::{
-    AddressSpace, BasicBlock, BasicMetadataTypeEnum, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue,
+    AddressSpace, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue,
     InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Operand, ValueExt,
 };
 use crate::remarks::Remark;
@@ -66,9 +66,8 @@ impl Promotion {
 /// shared memory (PROMOTE_ARGS_MAX in runtime/promote.cu).
 const ARGS_MAX: u64 = 256;
 
-/// The name of a kernel's promoted form, and the named metadata listing the kernels promoted in a module
-/// (both forms), whose launches the later steps leave alone.
-const PROMOTED_SUFFIX: &str = "__klap_promoted";
+/// The named metadata listing the kernels promoted in a module (both forms), whose launches the later
+/// steps leave alone.
 const PROMOTED_METADATA: &str = "klap.promoted";
 
 /// What detection found about a launch that promotion can take.
@@ -317,7 +316,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         return Ok(false);
     }
     let runtime = Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace })?;
-    let promoted: Vec<(FunctionValue<'c>, FunctionValue<'c>)> = chosen.iter().map(|(k, _)| (*k, promoted_form(module, *k))).collect();
+    let mut variants = ChildVariants::new(module, None);
+    let promoted: Vec<(FunctionValue<'c>, FunctionValue<'c>)> = chosen.iter().map(|(k, _)| (*k, variants.promoted(*k))).collect();
     // The promoted forms' launches, and the host forms' as they are now.
     ctx.invalidate_analyses();
     let model = site::analyze_quietly(module, ctx);
@@ -339,30 +339,6 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         runtime.retire_unused(module);
     }
     Ok(true)
-}
-
-/// `K__klap_promoted(params..., ptr slot)`: the kernel's code, as yet unchanged, for the instances that
-/// a promoted launch makes.
-fn promoted_form<'c>(module: &Module<'c>, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
-    let cx = module.get_context();
-    let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_type().get_param_types().into_iter().map(|t| t.into()).collect();
-    types.push(cx.ptr_type(AddressSpace::default()).into());
-    let f = module.add_function(&format!("{}{PROMOTED_SUFFIX}", kernel.name()), cx.void_type().fn_type(&types, false), None);
-    f.set_ptx_kernel();
-    f.set_linkage(kernel.get_linkage());
-    for (p, q) in f.get_params().iter().zip(kernel.get_params()) {
-        p.set_value_name(&q.get_name().to_string_lossy());
-    }
-    f.get_last_param().unwrap().set_value_name("klap.slot");
-    let entry = cx.append_basic_block(f, "klap.entry");
-    let args: Vec<BasicValueEnum<'c>> = f.get_params()[..kernel.count_params() as usize].to_vec();
-    kernel.clone_body_into(f, &args);
-    let body = f.get_basic_blocks()[1];
-    let b = cx.create_builder();
-    hoist_allocas(&b, body, entry);
-    b.position_at_end(entry);
-    b.build_unconditional_branch(body).expect("builder positioned");
-    f
 }
 
 struct Plan<'a, 'c> {
