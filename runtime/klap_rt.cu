@@ -12,6 +12,7 @@
 #include "register.cu"
 #include "scope.cu"
 #include "lookup.cu"
+#include "promote.cu"
 #ifndef KLAP_RT_NO_LAUNCH
 #include "launch.cu"
 #include "malloc.cu"

@@ -7,6 +7,7 @@
 //   register.cu  registration of launches into records (warp, block and grid scopes)
 //   scope.cu     the scopes: a warp's chunk, block and grid scopes, the grid table, exit counting
 //   lookup.cu    the aggregated child: its record lookup and remapped indices, its exit count
+//   promote.cu   kernel launch promotion: slots, release at the parent's end, acquire in the child
 //   launch.cu    the aggregated launch, the one-by-one fallback, the reclaim before a launch
 //   trace.cu     the reports of fallbacks (-klap-trace) and of lost launches
 //   malloc.cu    device-side cudaMalloc and cudaFree aggregated per warp (transform/malloc.rs)

@@ -102,6 +102,11 @@ static constexpr unsigned DefaultBlockReuseQueue = 32;
 static cl::opt<unsigned> BlockReuseQueueOpt("klap-block-reuse-queue",
                                             cl::desc("Launch records a parent block's block-reuse queue holds"),
                                             cl::init(DefaultBlockReuseQueue));
+static cl::opt<std::string> PromoteOpt(
+    "klap-promote",
+    cl::desc("Kernel launch promotion of one-block kernels that launch themselves: none, basic (default: "
+             "none, or where it applies under -klap-granularity=auto)"),
+    cl::init(""));
 
 // One switch per step of the pipeline (plugin.rs), for finding which step a problem comes from.
 static cl::opt<bool> DisableNormalizeOpt("klap-disable-normalize", cl::desc("Skip klap's normalize step"),
@@ -115,6 +120,8 @@ static cl::opt<bool> DisableAggregateOpt("klap-disable-aggregate", cl::desc("Ski
 static cl::opt<bool> DisableMallocOpt("klap-disable-malloc",
                                       cl::desc("Skip klap's device-side cudaMalloc aggregation step"),
                                       cl::init(false));
+static cl::opt<bool> DisablePromoteOpt("klap-disable-promote", cl::desc("Skip klap's promotion step"),
+                                       cl::init(false));
 static cl::opt<bool> DisableInlineRuntimeOpt("klap-disable-inline-runtime",
                                              cl::desc("Skip inlining klap's device runtime (as "
                                                       "-klap-inline-runtime=false)"),
@@ -147,7 +154,9 @@ struct KlapCtx {
 
 // The options of klap's transformations, as pass/src/plugin.rs's RawOptions reads them (same fields, same
 // order). Granularity: 0 none, 1 warp, 2 block, 3 grid, 4 auto. DisabledSteps: bit 0 normalize, bit 1
-// aggregate, bit 2 serialize, bit 3 malloc, bit 4 block reuse.
+// aggregate, bit 2 serialize, bit 3 malloc, bit 4 block reuse, bit 5 promote. Promote: 0 none, 1 basic,
+// 255 unset (auto decides).
+constexpr uint32_t PromoteUnset = 255;
 struct KlapRustOptions {
   uint32_t Granularity = 3;
   bool MergeNullStream = true;
@@ -159,6 +168,7 @@ struct KlapRustOptions {
   uint64_t SerializeThreshold = DefaultSerializeThreshold;
   bool BlockReuse = false;
   uint32_t BlockReuseQueue = DefaultBlockReuseQueue;
+  uint32_t Promote = PromoteUnset;
 };
 
 extern "C" {
@@ -254,6 +264,15 @@ struct KlapDevrtStubsPass : PassInfoMixin<KlapDevrtStubsPass> {
   // Also at -O0, where a stub stays a weak definition that nvlink may pick over libcudadevrt's.
   static bool isRequired() { return true; }
 };
+// promote=overlap and promote=all (issue 14) are not built: refused rather than taken as something else.
+std::optional<unsigned> parsePromote(StringRef S) {
+  return StringSwitch<std::optional<unsigned>>(S)
+      .Case("none", 0)
+      .Case("basic", 1)
+      .Case("auto", PromoteUnset)
+      .Default(std::nullopt);
+}
+constexpr char PromoteValues[] = "none, basic or auto";
 
 std::optional<unsigned> parseGranularity(StringRef S) {
   return StringSwitch<std::optional<unsigned>>(S)
@@ -278,18 +297,26 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.Trace = TraceOpt;
   O.Rust.Serialize = SerializeOpt;
   O.Rust.SerializeThreshold = SerializeThresholdOpt;
+  if (!PromoteOpt.empty()) {
+    if (auto P = parsePromote(PromoteOpt))
+      O.Rust.Promote = *P;
+    else
+      report_fatal_error(Twine("klap: -klap-promote must be ") + PromoteValues + ", not '" + PromoteOpt + "'",
+                         /*gen_crash_diag=*/false);
+  }
   O.Rust.BlockReuse = BlockReuseOpt;
   O.Rust.BlockReuseQueue = BlockReuseQueueOpt;
   O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) |
                          (DisableSerializeOpt ? 4u : 0u) | (DisableMallocOpt ? 8u : 0u) |
-                         (DisableBlockReuseOpt ? 16u : 0u);
+                         (DisableBlockReuseOpt ? 16u : 0u) | (DisablePromoteOpt ? 32u : 0u);
   O.InlineRuntime = InlineRuntimeOpt && !DisableInlineRuntimeOpt;
   return O;
 }
 
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
-//      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;no-inline-runtime>
+//      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;promote=none|basic|auto;
+//      no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
   KlapOptions O = optionsFromCommandLine();
   while (!Params.empty()) {
@@ -321,6 +348,12 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       if (P.getAsInteger(10, N) || N == 0)
         return make_error<StringError>("klap: block-reuse-queue needs a positive number", inconvertibleErrorCode());
       O.Rust.BlockReuseQueue = N;
+    } else if (P.consume_front("promote=")) {
+      auto Promote = parsePromote(P);
+      if (!Promote)
+        return make_error<StringError>(Twine("klap: promote must be ") + PromoteValues + ", not '" + P + "'",
+                                       inconvertibleErrorCode());
+      O.Rust.Promote = *Promote;
     } else if (P == "no-inline-runtime") {
       O.InlineRuntime = false;
     } else if (P.consume_front("pool-mib=")) {
@@ -404,6 +437,7 @@ KlapRustOptions normalizeOnly() {
   O.Granularity = 0;
   O.Serialize = false;
   O.BlockReuse = false;
+  O.Promote = 0;
   return O;
 }
 
@@ -453,7 +487,8 @@ void klap_register_pass_builder_callbacks(PassBuilder &PB) {
     if (AtLinkOpt && Phase == ThinOrFullLTOPhase::FullLTOPreLink) {
       MPM.addPass(KlapRecordForLinkPass());
       MPM.addPass(KlapPipelinePass(normalizeOnly()));
-    } else if (O.Rust.Granularity != 0 || O.Rust.Serialize || O.Rust.BlockReuse)
+    } else if (O.Rust.Granularity != 0 || O.Rust.Serialize || O.Rust.BlockReuse ||
+               (O.Rust.Promote != 0 && O.Rust.Promote != PromoteUnset))
       addPipeline(MPM, O);
     else if (NormalizeAtOptimizerLast)
       MPM.addPass(KlapPipelinePass(normalizeOnly()));

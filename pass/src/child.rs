@@ -25,6 +25,9 @@
 //!   parent threads with no child thread to play wait elsewhere. A child thread that returns keeps
 //!   arriving at that barrier until every thread of the child block has returned: the child's threads
 //!   that end early count as arrived at the barriers of the others, as they do in a block of its own.
+//! - [`VariantKind::Promoted`]: `K__klap_promoted(params..., ptr slot)`, a kernel with the kernel's code
+//!   as it is (its index registers its own), for the instances a promoted launch makes
+//!   (transform/promote.rs adds the wait for the parent and the parameters taken from the slot).
 
 use crate::callgraph::CallGraph;
 use crate::llvm::{
@@ -43,6 +46,7 @@ pub enum VariantKind {
     Thread,
     Serial,
     Block,
+    Promoted,
 }
 
 /// A variant of a child kernel.
@@ -256,6 +260,40 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             self.variants.insert(key, v);
         }
         self.variants[&key].function
+    }
+
+    /// `K__klap_promoted(params..., ptr slot)`: a kernel with `kernel`'s code, as yet unchanged.
+    pub fn promoted(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
+        let key = (kernel, VariantKind::Promoted);
+        if !self.variants.contains_key(&key) {
+            let v = self.build_promoted(kernel);
+            self.variants.insert(key, v);
+        }
+        self.variants[&key].function
+    }
+
+    fn build_promoted(&mut self, kernel: FunctionValue<'c>) -> Variant<'c> {
+        let cx = self.module.get_context();
+        let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_type().get_param_types().into_iter().map(|t| t.into()).collect();
+        types.push(cx.ptr_type(AddressSpace::default()).into());
+        let f = self.module.add_function(&format!("{}__klap_promoted", kernel.name()), cx.void_type().fn_type(&types, false), None);
+        f.set_ptx_kernel();
+        f.set_linkage(kernel.get_linkage());
+        for (p, q) in f.get_params().iter().zip(kernel.get_params()) {
+            p.set_value_name(&q.get_name().to_string_lossy());
+        }
+        f.get_last_param().unwrap().set_value_name("klap.slot");
+        let entry = cx.append_basic_block(f, "klap.entry");
+        let args: Vec<BasicValueEnum<'c>> = f.get_params()[..kernel.count_params() as usize].to_vec();
+        kernel.clone_body_into(f, &args);
+        let body = f.get_basic_blocks()[1];
+        let b = cx.create_builder();
+        hoist_allocas(&b, body, entry);
+        b.position_at_end(entry);
+        b.build_unconditional_branch(body).expect("builder positioned");
+        let body_start = body.get_first_instruction().expect("a cloned body");
+        let (_, param_size) = param_layout(self.module, kernel);
+        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0 }
     }
 
     /// Every thread of a grid of `kernel`, one after another, as a device function.
@@ -598,7 +636,7 @@ fn is_shared_pointer(v: &BasicValueEnum) -> bool {
 
 /// Moves the allocas a cloned kernel body starts with to the start of the variant's entry block, in their
 /// order: the kernel's stack objects stay static allocas.
-fn hoist_allocas<'c>(b: &crate::llvm::Builder<'c>, body: crate::llvm::BasicBlock<'c>, entry: crate::llvm::BasicBlock<'c>) {
+pub fn hoist_allocas<'c>(b: &crate::llvm::Builder<'c>, body: crate::llvm::BasicBlock<'c>, entry: crate::llvm::BasicBlock<'c>) {
     let allocas: Vec<InstructionValue<'c>> =
         body.get_instructions().take_while(|i| i.get_opcode() == InstructionOpcode::Alloca).collect();
     let anchor = entry.get_first_instruction();

@@ -851,6 +851,13 @@ pub trait BuilderExt<'c> {
         let raw = unsafe { LLVMBuildFreeze(self.this().as_mut_ptr(), LLVMGetPoison(ty.as_type_ref()), c"".as_ptr()) };
         instruction(raw).unwrap()
     }
+    /// `freeze v`: one defined value where `v` may be poison (a computation moved to where it was not
+    /// guarded by the conditions it was under).
+    fn freeze(&self, v: BasicValueEnum<'c>) -> BasicValueEnum<'c> {
+        // SAFETY: a freeze of a first-class value, at the builder's position.
+        let raw = unsafe { LLVMBuildFreeze(self.this().as_mut_ptr(), v.as_value_ref(), c"".as_ptr()) };
+        instruction(raw).unwrap().result()
+    }
     /// A call of `f`; returns the call instruction.
     fn call(&self, f: FunctionValue<'c>, args: &[BasicValueEnum<'c>]) -> InstructionValue<'c> {
         let args: Vec<_> = args.iter().map(|a| (*a).into()).collect();

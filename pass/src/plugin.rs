@@ -6,6 +6,7 @@
 use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, FunctionExt, ModuleExt, RawCtx, RegisterCallbacks};
 use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
+use crate::transform::promote::{self, Promotion};
 use crate::transform::{aggregate, block_reuse, devrt_stubs, malloc, normalize, serialize, BlockReuse, Granularity, Options};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -18,6 +19,8 @@ pub const LLVM_MAJOR: &str = env!("KLAP_LLVM_MAJOR");
 pub enum Step {
     /// Every recognized launch in the canonical V2 form (transform/normalize.rs).
     Normalize,
+    /// One-block kernels that launch themselves launch at their start (transform/promote.rs).
+    Promote,
     /// Small children run in the launching thread (transform/serialize.rs).
     Serialize,
     /// Children run by the launching block at its end (transform/block_reuse.rs).
@@ -30,10 +33,10 @@ pub enum Step {
 }
 
 impl Step {
-    pub const PIPELINE: [Step; 5] = [Step::Normalize, Step::Serialize, Step::BlockReuse, Step::Aggregate, Step::Malloc];
+    pub const PIPELINE: [Step; 6] = [Step::Normalize, Step::Promote, Step::Serialize, Step::BlockReuse, Step::Aggregate, Step::Malloc];
 
     /// The step's bit in the shim's `DisabledSteps` (`-klap-disable-normalize`, `-klap-disable-serialize`,
-    /// `-klap-disable-block-reuse`, `-klap-disable-aggregate`, `-klap-disable-malloc`).
+    /// `-klap-disable-block-reuse`, `-klap-disable-aggregate`, `-klap-disable-malloc`, `-klap-disable-promote`).
     fn bit(self) -> u32 {
         match self {
             Step::Normalize => 1,
@@ -41,6 +44,7 @@ impl Step {
             Step::Serialize => 4,
             Step::Malloc => 8,
             Step::BlockReuse => 16,
+            Step::Promote => 32,
         }
     }
 
@@ -49,6 +53,7 @@ impl Step {
             Step::Normalize => "normalize",
             Step::Serialize => "serialize",
             Step::BlockReuse => "block-reuse",
+            Step::Promote => "promote",
             Step::Aggregate => "aggregate",
             Step::Malloc => "malloc",
         }
@@ -59,6 +64,7 @@ impl Step {
         match self {
             Step::Normalize => true,
             Step::Serialize => options.serialize,
+            Step::Promote => options.promote != Promotion::None,
             Step::BlockReuse => options.block_reuse != BlockReuse::Off,
             Step::Aggregate | Step::Malloc => options.granularity != Granularity::None,
         }
@@ -72,8 +78,9 @@ impl Step {
         match self {
             Step::Normalize => None,
             // Serializing (reusing) again would serialize (queue) the fallback launches of the first run
-            // once more. The runtime's own cudaMalloc, inlined where an aggregated one was, must stay as it is.
-            Step::Serialize | Step::BlockReuse | Step::Aggregate | Step::Malloc => Some(self.name()),
+            // once more. Promoting again would promote the promoted form's launch of itself. The runtime's
+            // own cudaMalloc, inlined where an aggregated one was, must stay as it is.
+            Step::Serialize | Step::BlockReuse | Step::Aggregate | Step::Malloc | Step::Promote => Some(self.name()),
         }
     }
 }
@@ -102,6 +109,8 @@ pub struct RawOptions {
     serialize_threshold: u64,
     block_reuse: bool,
     block_reuse_queue: u32,
+    /// 0 none, 1 basic; 255 unset (`auto` granularity promotes where it applies, the others do not).
+    promote: u32,
 }
 
 impl RawOptions {
@@ -128,6 +137,11 @@ impl RawOptions {
                 (false, false) => BlockReuse::Off,
             },
             block_reuse_queue: self.block_reuse_queue as u64,
+            promote: match self.promote {
+                1 => Promotion::Basic,
+                255 if self.granularity == 4 => Promotion::Basic,
+                _ => Promotion::None,
+            },
         }
     }
 }
@@ -150,6 +164,7 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
         inject_panic(step.name());
         let step_changed = match step {
             Step::Normalize => normalize::run(&module, model, ctx),
+            Step::Promote => promote::run(&module, model, ctx, options)?,
             Step::Serialize => serialize::run(&module, model, ctx, options),
             Step::BlockReuse => block_reuse::run(&module, model, ctx, options),
             Step::Aggregate => aggregate::run(&module, model, ctx, options)?,
@@ -161,10 +176,27 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
             }
             changed = true;
             ctx.invalidate_analyses();
-            current = Some(site::analyze_quietly(&module, ctx));
+            let mut next = site::analyze_quietly(&module, ctx);
+            if step == Step::Promote {
+                keep_promoted(ctx, &module, &mut next);
+            }
+            current = Some(next);
         }
     }
     Ok(changed)
+}
+
+/// The launches of promoted kernels (the fallback launch as written, the promoted launch at the start)
+/// are out of the later steps' model: a promoted launch is not aggregated or serialized again.
+fn keep_promoted(ctx: Ctx, module: &crate::llvm::Module<'static>, model: &mut LaunchModel<'static>) {
+    let promoted = promote::promoted_kernels(module);
+    model.sites.retain(|s| {
+        let kept = promoted.contains(&s.caller.name());
+        if kept {
+            Remark::PromotedKept.emit(ctx, s.launch, &format!("launch of @{} in promoted kernel @{}: left to promotion", s.child.name(), s.caller.name()));
+        }
+        !kept
+    });
 }
 
 /// What an entry point returns to the shim: 0 unchanged, 1 changed, -1 failed (message in `error`).

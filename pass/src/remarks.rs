@@ -49,6 +49,18 @@ pub enum Remark {
     MallocTargetUnknown,
     MallocEscapes,
     MallocFreeMixed,
+    Promoted,
+    PromoteInDeviceFunction,
+    PromoteNotSelf,
+    PromoteGridNotOneBlock,
+    PromoteInLoop,
+    PromoteNotOneThread,
+    PromoteStream,
+    PromoteOtherLaunches,
+    PromoteConfigNotAtEntry,
+    PromoteThreadEnd,
+    PromoteParameters,
+    PromotedKept,
 }
 
 impl Remark {
@@ -98,6 +110,18 @@ impl Remark {
             Remark::MallocTargetUnknown => "KLAP501",
             Remark::MallocEscapes => "KLAP502",
             Remark::MallocFreeMixed => "KLAP503",
+            Remark::Promoted => "KLAP400",
+            Remark::PromoteInDeviceFunction => "KLAP401",
+            Remark::PromoteNotSelf => "KLAP402",
+            Remark::PromoteGridNotOneBlock => "KLAP403",
+            Remark::PromoteInLoop => "KLAP404",
+            Remark::PromoteNotOneThread => "KLAP405",
+            Remark::PromoteStream => "KLAP406",
+            Remark::PromoteOtherLaunches => "KLAP407",
+            Remark::PromoteConfigNotAtEntry => "KLAP408",
+            Remark::PromoteThreadEnd => "KLAP409",
+            Remark::PromoteParameters => "KLAP410",
+            Remark::PromotedKept => "KLAP411",
         }
     }
 
@@ -124,7 +148,8 @@ impl Remark {
             | Remark::WarpFallback
             | Remark::ReuseLeftToThreads
             | Remark::AlreadyTransformed
-            | Remark::LeftToLink => RemarkKind::Analysis,
+            | Remark::LeftToLink
+            | Remark::PromotedKept => RemarkKind::Analysis,
             Remark::Normalized
             | Remark::DeclaredKernel
             | Remark::DevrtStubReplaced
@@ -132,7 +157,8 @@ impl Remark {
             | Remark::SingleLaunchStream
             | Remark::Serialized
             | Remark::MallocAggregated
-            | Remark::BlockReused => RemarkKind::Passed,
+            | Remark::BlockReused
+            | Remark::Promoted => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -150,6 +176,17 @@ impl Remark {
             | Remark::ReuseParentUnfit
             | Remark::ReuseChildNotDefined
             | Remark::ReuseSharedMemory => "launch not reused by its block: ",
+            Remark::Promoted | Remark::PromotedKept => "",
+            Remark::PromoteInDeviceFunction
+            | Remark::PromoteNotSelf
+            | Remark::PromoteGridNotOneBlock
+            | Remark::PromoteInLoop
+            | Remark::PromoteNotOneThread
+            | Remark::PromoteStream
+            | Remark::PromoteOtherLaunches
+            | Remark::PromoteConfigNotAtEntry
+            | Remark::PromoteThreadEnd
+            | Remark::PromoteParameters => "launch not promoted: ",
             Remark::SerialChildCollective
             | Remark::SerialStreamKept
             | Remark::SerialTooLarge

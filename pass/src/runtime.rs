@@ -97,6 +97,13 @@ pub enum RuntimeFn {
     ChildGridThreads,
     Malloc,
     Free,
+    PromoteLeader,
+    PromoteSlot,
+    PromoteCancel,
+    PromoteShare,
+    PromoteTake,
+    PromoteExit,
+    PromoteEnter,
     IndexRegister(IndexRegister),
 }
 
@@ -135,6 +142,13 @@ const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
     // runtime/malloc.cu: device-side cudaMalloc and cudaFree with the signatures of the device runtime's.
     (RuntimeFn::Malloc, "__klap_malloc", I32, &[Ptr, I64]),
     (RuntimeFn::Free, "__klap_free", I32, &[Ptr]),
+    (RuntimeFn::PromoteLeader, "__klap_promote_leader", I1, &[]),
+    (RuntimeFn::PromoteSlot, "__klap_promote_slot", Ptr, &[I32]),
+    (RuntimeFn::PromoteCancel, "__klap_promote_cancel", Void, &[Ptr]),
+    (RuntimeFn::PromoteShare, "__klap_promote_share", Ptr, &[Ptr]),
+    (RuntimeFn::PromoteTake, "__klap_promote_take", Ptr, &[Ptr]),
+    (RuntimeFn::PromoteExit, "__klap_promote_exit", Void, &[Ptr]),
+    (RuntimeFn::PromoteEnter, "__klap_promote_enter", Ptr, &[Ptr, I32]),
 ];
 
 impl RuntimeFn {
@@ -191,6 +205,10 @@ impl<'c> Runtime<'c> {
     /// runtime (only what the module uses) and returns the table of linked functions.
     /// The runtime is checked first: a runtime that cannot be used leaves the module unchanged.
     pub fn link(module: &Module<'c>, settings: &Settings) -> Result<Runtime<'c>, String> {
+        // Linked by an earlier step of this pipeline (promotion before aggregation): one runtime, one pool.
+        if let Some(linked) = Self::linked(module) {
+            return Ok(linked);
+        }
         let bitcode = runtime_bitcode()?;
         let cx = module.get_context();
         for f in RuntimeFn::all() {
@@ -223,6 +241,15 @@ impl<'c> Runtime<'c> {
             .map(|&f| module.get_function(&f.name()).map(|v| (f, v)).ok_or_else(|| format!("the device runtime lacks {}", f.name())))
             .collect::<Result<_, _>>()?;
         Ok(Runtime { functions })
+    }
+
+    /// The runtime an earlier step linked into the module, where every entry point is still there.
+    pub fn linked(module: &Module<'c>) -> Option<Runtime<'c>> {
+        let functions = RuntimeFn::all()
+            .into_iter()
+            .map(|f| module.get_function(&f.name()).filter(|v| !v.is_declaration()).map(|v| (f, v)))
+            .collect::<Option<HashMap<_, _>>>()?;
+        Some(Runtime { functions })
     }
 
     pub fn get(&self, f: RuntimeFn) -> FunctionValue<'c> {

@@ -66,7 +66,7 @@ impl<'c> CanonicalEntries<'c> {
         CanonicalEntries { parameter_buffer, launch, launch_ptsz, replaced }
     }
 
-    fn launch_entry(&self, ptsz: bool) -> FunctionValue<'c> {
+    pub fn launch_entry(&self, ptsz: bool) -> FunctionValue<'c> {
         if ptsz {
             self.launch_ptsz
         } else {

@@ -6,6 +6,7 @@ pub mod block_reuse;
 pub mod devrt_stubs;
 pub mod malloc;
 pub mod normalize;
+pub mod promote;
 pub mod serialize;
 
 /// The scope over which launches are aggregated.
@@ -46,6 +47,8 @@ pub struct Options {
     pub block_reuse: BlockReuse,
     /// Launch records a parent block's queue holds.
     pub block_reuse_queue: u64,
+    /// Kernel launch promotion of one-block kernels that launch themselves (transform/promote.rs).
+    pub promote: promote::Promotion,
 }
 
 /// Which launches block reuse takes.

@@ -1,0 +1,499 @@
+//! Kernel launch promotion (KLAP, MICRO 2016, section III, Fig. 5 and 7): a kernel of one block that, from
+//! one thread at the end of its work, launches itself for the next piece of its input (a chain of
+//! one-block grids) launches that next instance at its start instead, so that the launch's latency is
+//! hidden behind its own work.
+//!
+//! Detection ([`detect`]): the launch is in the kernel's own code, launches the kernel itself with a grid
+//! of one block, once (not in a loop) and from one thread of the block, into the NULL, fire-and-forget or
+//! tail stream, as the kernel's only launch; its block and shared memory are known at the kernel's entry;
+//! no thread of the kernel can end without returning; the parameters are not by value and fit the
+//! runtime's copy. Each argument is classified as available at entry (computed only from the kernel's
+//! parameters and constants) or postponed (computed by the kernel's work), and so is the launch condition
+//! (the branches on the way to the launch, other than the test that picks the launching thread).
+//!
+//! Basic promotion ([`run`] at `promote=basic`): two forms of the kernel, the host's entry `K` and the
+//! promoted instance `K__klap_promoted(params..., ptr slot)`. In both, thread 0 launches the promoted
+//! instance at the start (where the launch condition, computed there, holds; where it depends on the
+//! work, always: a speculative launch) with the available arguments, and a slot from the device
+//! runtime's pool (runtime/promote.cu) for the postponed ones. The thread that reaches the original
+//! launch stores the postponed arguments in the slot instead of launching; every thread counts itself
+//! out at its return, and the last one releases the child. A promoted instance first waits for that
+//! release (thread 0 polls, then a barrier), ends at once where its parent never reached the launch
+//! (the speculative case), takes the postponed arguments, and only then launches its own successor: the
+//! chain runs at most one instance ahead, and the instance that polls was launched by a block that is
+//! already running, so it never keeps its parent from running. Where there is no slot (the pool is
+//! full) or the early launch failed, the launch is made where it was written (`guarded_replace`).
+//!
+//! Releasing at the parent's end rather than at the launch site orders the child after everything its
+//! parent does: what a tail launch gives, more than a fire-and-forget launch needs. The promoted launch
+//! goes into the stream the launch was written with: a tail launch made at the start still runs only once
+//! its parent grid has completed (its wait for the release returns at once) and nests as the original
+//! chain nests, where a fire-and-forget launch would make each link a child of the one before (one level
+//! of nesting per link) and spin on a multiprocessor until its parent is done.
+
+use super::Options;
+use crate::callgraph::CallGraph;
+use crate::child::{hoist_allocas, ChildVariants};
+use crate::llvm::{
+    AddressSpace, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue,
+    InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Operand, ValueExt,
+};
+use crate::remarks::Remark;
+use crate::runtime::{Runtime, RuntimeFn, Settings};
+use crate::site::abi::Stream;
+use crate::site::graph::LaunchGraph;
+use crate::site::ops::{dim3_type, entry_alloca, guarded_replace, ArgValues, CanonicalEntries};
+use crate::site::{self, param_layout, LaunchModel, LaunchSite, WriteKind};
+use std::collections::HashMap;
+
+/// Which form of promotion `klap<promote=...>` asks for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Promotion {
+    None,
+    Basic,
+}
+
+impl Promotion {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Promotion::None => "none",
+            Promotion::Basic => "basic",
+        }
+    }
+}
+
+/// The most bytes of parameters a promoted kernel may have: its child copies the postponed ones into
+/// shared memory (PROMOTE_ARGS_MAX in runtime/promote.cu).
+const ARGS_MAX: u64 = 256;
+
+/// The named metadata listing the kernels promoted in a module (both forms), whose launches the later
+/// steps leave alone.
+const PROMOTED_METADATA: &str = "klap.promoted";
+
+/// What detection found about a launch that promotion can take.
+pub struct Candidate<'c> {
+    /// Per parameter of the kernel: whether the launch's argument is known at the kernel's entry.
+    pub available: Vec<bool>,
+    /// The launch condition where it is known at entry: the conditions on the way to the launch, each
+    /// with the value that leads there. None where it depends on the kernel's work (speculative launch).
+    pub condition: Option<Vec<(IntValue<'c>, bool)>>,
+    /// The kernel's parameter bytes.
+    pub param_size: u64,
+}
+
+impl Candidate<'_> {
+    fn describe(&self) -> String {
+        let list = |which: bool| {
+            let v: Vec<String> = self.available.iter().enumerate().filter(|(_, &a)| a == which).map(|(i, _)| format!("#{i}")).collect();
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(" ")
+            }
+        };
+        let condition = match &self.condition {
+            Some(c) if c.is_empty() => "none beyond the launching thread",
+            Some(_) => "computed at entry from the parameters",
+            None => "depends on the kernel's work: launched speculatively, ended where the launch is not reached",
+        };
+        format!("arguments available at entry: {}; postponed: {}; launch condition: {condition}", list(true), list(false))
+    }
+}
+
+/// Whether `site` can be promoted; else the remark saying which condition failed.
+pub fn detect<'c>(module: &Module<'c>, model: &LaunchModel<'c>, graph: &LaunchGraph<'c>, calls: &CallGraph<'c>, site: &LaunchSite<'c>) -> Result<Candidate<'c>, (Remark, String)> {
+    let kernel = site.caller;
+    if !site.caller_is_kernel {
+        return Err((Remark::PromoteInDeviceFunction, format!("the launch is in device function @{}, not in a kernel's own code", kernel.name())));
+    }
+    if site.child != kernel {
+        let cycle = graph.recursive_sets().into_iter().find(|s| s.contains(&kernel) && s.contains(&site.child));
+        let why = match cycle {
+            Some(set) => {
+                let names: Vec<String> = set.iter().map(|k| format!("@{}", k.name())).collect();
+                format!("@{} launches @{} in a cycle of {} kernels ({}): only a kernel that launches itself is promoted", kernel.name(), site.child.name(), set.len(), names.join(", "))
+            }
+            None => format!("@{} launches @{}, not itself", kernel.name(), site.child.name()),
+        };
+        return Err((Remark::PromoteNotSelf, why));
+    }
+    let one = |f: &Option<BasicValueEnum>| f.and_then(|v| v.const_int()) == Some(1);
+    if !site.grid.fields.iter().all(one) {
+        return Err((Remark::PromoteGridNotOneBlock, format!("the child grid {} is not one block", site.grid.describe())));
+    }
+    if site.loop_depth > 0 {
+        return Err((Remark::PromoteInLoop, "the launch is in a loop: an instance may launch more than once".into()));
+    }
+    if !site.lone {
+        return Err((Remark::PromoteNotOneThread, "more than one thread of a block may reach the launch (it is not under a test of threadIdx.x against one value)".into()));
+    }
+    if matches!(site.stream, Stream::PerThread | Stream::Other) {
+        return Err((Remark::PromoteStream, format!("the launch goes into a {} stream, whose order with other work would change", site.stream.as_str())));
+    }
+    let launches = model.sites.iter().filter(|s| s.caller == kernel).count() + model.unrecognized.iter().filter(|u| u.caller == kernel).count();
+    if launches > 1 {
+        return Err((Remark::PromoteOtherLaunches, format!("@{} makes {launches} launches: only a kernel whose one launch is this one is promoted", kernel.name())));
+    }
+    let f = kernel;
+    let block: Vec<BasicValueEnum<'c>> = site.block.fields.iter().filter_map(|v| *v).collect();
+    if block.len() != 3 || !block.iter().chain([&site.smem]).all(|&v| available(v, f)) {
+        return Err((Remark::PromoteConfigNotAtEntry, format!("the child's block {} or shared memory is not computed from the kernel's parameters and constants alone", site.block.describe())));
+    }
+    if let Some(end) = calls.thread_end_without_return(kernel) {
+        return Err((Remark::PromoteThreadEnd, format!("a thread can end without returning (in @{}): the promoted child waits for every thread of its parent to return", end.function().name())));
+    }
+    let (params, param_size) = param_layout(module, kernel);
+    if params.iter().any(|p| p.byval) {
+        return Err((Remark::PromoteParameters, format!("@{} has a by-value parameter", kernel.name())));
+    }
+    if param_size > ARGS_MAX {
+        return Err((Remark::PromoteParameters, format!("@{} has {param_size} bytes of parameters, more than the {ARGS_MAX} a promoted child copies", kernel.name())));
+    }
+    let available_params = (0..params.len())
+        .map(|i| {
+            let writes: Vec<_> = site.writes.iter().filter(|w| w.param == i).collect();
+            match writes.as_slice() {
+                [w] if w.offset == params[i].offset && w.size == params[i].size => match w.kind {
+                    WriteKind::Store { value } => available(value, f),
+                    _ => false,
+                },
+                _ => false,
+            }
+        })
+        .collect();
+    Ok(Candidate { available: available_params, condition: launch_condition(site), param_size })
+}
+
+/// Whether `v` is computed only from `f`'s parameters and constants, by computations that may run
+/// anywhere (no memory, no division that could trap where it was guarded), in a few steps.
+fn available<'c>(v: BasicValueEnum<'c>, f: FunctionValue<'c>) -> bool {
+    let mut budget = 64u32;
+    available_within(v, f, &mut budget)
+}
+
+fn available_within<'c>(v: BasicValueEnum<'c>, f: FunctionValue<'c>, budget: &mut u32) -> bool {
+    if v.is_constant() {
+        return true;
+    }
+    if let Some((g, _)) = v.as_param() {
+        return g == f;
+    }
+    let Some(i) = v.as_instruction() else { return false };
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    use InstructionOpcode::*;
+    let operands: Vec<BasicValueEnum<'c>> = if i.get_opcode() == Call {
+        if !i.called_function().is_some_and(|c| pure_intrinsic(&c.name())) {
+            return false;
+        }
+        i.call_args()
+    } else if i.is_pure_computation() && !matches!(i.get_opcode(), UDiv | SDiv | URem | SRem) {
+        (0..i.get_num_operands()).filter_map(|k| match i.get_operand(k) {
+            Some(Operand::Value(op)) => Some(op),
+            _ => None,
+        }).collect()
+    } else {
+        return false;
+    };
+    operands.into_iter().all(|op| available_within(op, f, budget))
+}
+
+fn pure_intrinsic(name: &str) -> bool {
+    ["llvm.smin.", "llvm.smax.", "llvm.umin.", "llvm.umax.", "llvm.abs."].iter().any(|p| name.starts_with(p))
+}
+
+/// The conditions on the single-predecessor path that ends at the launch, each with the value that leads
+/// to it, when all are known at entry; None when one depends on the kernel's work. The test of the
+/// parameter buffer and the test that picks the launching thread are not part of it. Above the first
+/// block with several predecessors nothing is known; where the launch is not reached after all, its
+/// promoted child ends at once, so the condition decides only whether a launch is made early.
+fn launch_condition<'c>(site: &LaunchSite<'c>) -> Option<Vec<(IntValue<'c>, bool)>> {
+    let f = site.caller;
+    let mut out = Vec::new();
+    let mut block = site.launch.block();
+    let blocks = f.get_basic_blocks();
+    while block != f.entry_block() {
+        let preds: Vec<BasicBlock<'c>> = blocks.iter().copied().filter(|b| successors(*b).contains(&block)).collect();
+        let [pred] = preds.as_slice() else { break };
+        let term = pred.get_terminator()?;
+        match term.get_opcode() {
+            InstructionOpcode::Br if term.get_num_operands() == 3 => {
+                // A conditional branch's operands: the condition, the false successor, the true successor.
+                let (on_false, on_true) = (successors(*pred)[0], successors(*pred)[1]);
+                if on_false != on_true {
+                    collect_condition(site, term.operand(0), on_true == block, &mut out)?;
+                }
+            }
+            InstructionOpcode::Br => {}
+            _ => return None,
+        }
+        block = *pred;
+    }
+    Some(out)
+}
+
+fn collect_condition<'c>(site: &LaunchSite<'c>, cond: BasicValueEnum<'c>, leads: bool, out: &mut Vec<(IntValue<'c>, bool)>) -> Option<()> {
+    let f = site.caller;
+    if let Some(i) = cond.as_instruction() {
+        // `a && b` taken, or `a || b` not taken: both parts hold.
+        let both = match i.get_opcode() {
+            InstructionOpcode::And => leads,
+            InstructionOpcode::Or => !leads,
+            _ => false,
+        };
+        if both && cond.get_type().into_int_type().get_bit_width() == 1 {
+            collect_condition(site, i.operand(0), leads, out)?;
+            return collect_condition(site, i.operand(1), leads, out);
+        }
+        if i.get_opcode() == InstructionOpcode::ICmp {
+            let (a, b) = (i.operand(0), i.operand(1));
+            if [a, b].iter().any(|v| v.strip_casts().as_instruction() == Some(site.buffer_call)) {
+                return Some(());
+            }
+            let picks_thread = match i.get_icmp_predicate() {
+                Some(IntPredicate::EQ) => leads,
+                Some(IntPredicate::NE) => !leads,
+                _ => false,
+            };
+            if picks_thread && ((reads_thread_x(a) && available(b, f)) || (reads_thread_x(b) && available(a, f))) {
+                return Some(());
+            }
+        }
+    }
+    if available(cond, f) {
+        out.push((cond.into_int_value(), leads));
+        return Some(());
+    }
+    None
+}
+
+fn reads_thread_x(v: BasicValueEnum) -> bool {
+    let mut v = v;
+    while let Some(i) = v.as_instruction().filter(|i| matches!(i.get_opcode(), InstructionOpcode::ZExt | InstructionOpcode::SExt | InstructionOpcode::Trunc)) {
+        v = i.operand(0);
+    }
+    v.instruction_of(InstructionOpcode::Call).and_then(|c| c.called_function()).is_some_and(|f| f.name() == "llvm.nvvm.read.ptx.sreg.tid.x")
+}
+
+fn successors(block: BasicBlock) -> Vec<BasicBlock> {
+    let Some(term) = block.get_terminator() else { return Vec::new() };
+    (0..term.get_num_operands())
+        .filter_map(|k| match term.get_operand(k) {
+            Some(Operand::Block(b)) => Some(b),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The kernels that promotion transformed in this module (both forms of each).
+pub fn promoted_kernels<'c>(module: &Module<'c>) -> Vec<String> {
+    module.named_metadata_strings(PROMOTED_METADATA)
+}
+
+pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> Result<bool, String> {
+    if !model.nvptx || options.promote == Promotion::None {
+        return Ok(false);
+    }
+    let graph = LaunchGraph::build(model);
+    let calls = CallGraph::build(module);
+    let mut chosen: Vec<(FunctionValue<'c>, Candidate<'c>)> = Vec::new();
+    for site in &model.sites {
+        match detect(module, model, &graph, &calls, site) {
+            Ok(candidate) => {
+                Remark::Promoted.emit(
+                    ctx,
+                    site.launch,
+                    &format!("launch of @{} promoted ({}): {}", site.child.name(), options.promote.as_str(), candidate.describe()),
+                );
+                chosen.push((site.caller, candidate));
+            }
+            Err((remark, why)) => remark.emit(ctx, site.launch, &why),
+        }
+    }
+    if chosen.is_empty() {
+        return Ok(false);
+    }
+    let runtime = Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace })?;
+    let mut variants = ChildVariants::new(module, None);
+    let promoted: Vec<(FunctionValue<'c>, FunctionValue<'c>)> = chosen.iter().map(|(k, _)| (*k, variants.promoted(*k))).collect();
+    // The promoted forms' launches, and the host forms' as they are now.
+    ctx.invalidate_analyses();
+    let model = site::analyze_quietly(module, ctx);
+    let entries = CanonicalEntries::get(module);
+    for (&(kernel, variant), (_, candidate)) in promoted.iter().zip(&chosen) {
+        for (f, incoming) in [(kernel, None), (variant, variant.get_last_param())] {
+            let site = model.sites.iter().find(|s| s.caller == f).expect("the promoted kernel's launch");
+            // Each form's own values (the promoted form's launch is a copy of the host form's).
+            let condition = launch_condition(site);
+            let plan = Plan { kernel, variant, available: &candidate.available, condition, param_size: candidate.param_size };
+            promote(module, &runtime, &entries, site, f, incoming, &plan);
+        }
+        module.add_named_metadata_string(PROMOTED_METADATA, &kernel.name());
+        module.add_named_metadata_string(PROMOTED_METADATA, &variant.name());
+    }
+    entries.retire_replaced(module);
+    // Aggregation, where it runs next, links against the same runtime and retires what is unused then.
+    if options.granularity == super::Granularity::None {
+        runtime.retire_unused(module);
+    }
+    Ok(true)
+}
+
+struct Plan<'a, 'c> {
+    kernel: FunctionValue<'c>,
+    variant: FunctionValue<'c>,
+    available: &'a [bool],
+    condition: Option<Vec<(IntValue<'c>, bool)>>,
+    param_size: u64,
+}
+
+/// Promotes the launch `site` of `f` (the host's form, or the promoted one with its `incoming` slot).
+fn promote<'c>(
+    module: &Module<'c>,
+    runtime: &Runtime<'c>,
+    entries: &CanonicalEntries<'c>,
+    site: &LaunchSite<'c>,
+    f: FunctionValue<'c>,
+    incoming: Option<BasicValueEnum<'c>>,
+    plan: &Plan<'_, 'c>,
+) {
+    let cx = module.get_context();
+    let (i32t, ptr) = (cx.i32_type(), cx.ptr_type(AddressSpace::default()));
+    let null: BasicValueEnum<'c> = ptr.const_null().into();
+    let bytes: BasicValueEnum<'c> = i32t.const_int(plan.param_size, false).into();
+    let b = cx.create_builder();
+    let body = f.entry_block();
+    let entry = cx.prepend_basic_block(body, "klap.promote");
+    hoist_allocas(&b, body, entry);
+    b.position_at_end(entry);
+
+    // A promoted instance: wait for the parent, then take the postponed arguments.
+    let (params, _) = param_layout(module, plan.kernel);
+    let mut taken: Vec<(BasicValueEnum<'c>, BasicValueEnum<'c>)> = Vec::new();
+    let mut abort_return = None;
+    if let Some(slot) = incoming {
+        let args = b.call_value(runtime.get(RuntimeFn::PromoteEnter), &[slot, bytes]);
+        let go = b.is_not_null(args);
+        let run = cx.append_basic_block(f, "klap.promote.run");
+        let end = cx.append_basic_block(f, "klap.promote.aborted");
+        b.build_conditional_branch(go, run, end).expect("builder positioned");
+        b.position_at_end(end);
+        abort_return = Some(b.build_return(None).expect("builder positioned"));
+        run.move_after(entry).expect("a block of f");
+        b.position_at_end(run);
+        for (i, p) in params.iter().enumerate().filter(|(i, _)| !plan.available[*i]) {
+            let value = b.load_aligned(p.ty, b.byte_gep(args, p.offset), p.align.min(16) as u32);
+            taken.push((f.get_nth_param(i as u32).unwrap(), value));
+        }
+    }
+
+    // Thread 0 launches the next instance, where the launch condition known here holds.
+    let mut clones = HashMap::new();
+    let mut launch_now = b.call_value(runtime.get(RuntimeFn::PromoteLeader), &[]).into_int_value();
+    for &(cond, leads) in plan.condition.iter().flatten() {
+        let mut v = b.freeze(materialize(cond.into(), &b, &mut clones)).into_int_value();
+        if !leads {
+            v = b.build_not(v, "").unwrap();
+        }
+        launch_now = b.build_and(launch_now, v, "").unwrap();
+    }
+    let from = b.get_insert_block().unwrap();
+    let [launch, buffer_ok, failed, join] = ["klap.promote.slot", "klap.promote.launch", "klap.promote.failed", "klap.promote.join"].map(|n| cx.append_basic_block(f, n));
+    b.build_conditional_branch(launch_now, launch, join).unwrap();
+
+    b.position_at_end(launch);
+    let slot = b.call_value(runtime.get(RuntimeFn::PromoteSlot), &[bytes]);
+    let dim3 = dim3_type(module);
+    let block_fields: Vec<BasicValueEnum<'c>> = site.block.fields.iter().map(|v| b.freeze(materialize(v.unwrap(), &b, &mut clones))).collect();
+    let smem = b.freeze(materialize(site.smem, &b, &mut clones));
+    let one = i32t.const_int(1, false).into();
+    let dims = [[one, one, one], [block_fields[0], block_fields[1], block_fields[2]]].map(|fields| {
+        let at = entry_alloca(module, f, dim3.into(), 4);
+        for (k, v) in fields.into_iter().enumerate() {
+            b.store_aligned(v, b.byte_gep(at, 4 * k as u64), 4);
+        }
+        at
+    });
+    let has_slot = b.is_not_null(slot);
+    let get_buffer = cx.append_basic_block(f, "klap.promote.buffer");
+    get_buffer.move_after(launch).unwrap();
+    b.build_conditional_branch(has_slot, get_buffer, join).unwrap();
+    b.position_at_end(get_buffer);
+    let buffer = b.call(entries.parameter_buffer, &[plan.variant.as_global_value().as_pointer_value().into(), dims[0], dims[1], smem]);
+    buffer.set_call_arg_byval(1, dim3);
+    buffer.set_call_arg_byval(2, dim3);
+    let has_buffer = b.is_not_null(buffer.result());
+    b.build_conditional_branch(has_buffer, buffer_ok, failed).unwrap();
+
+    b.position_at_end(buffer_ok);
+    let (variant_params, _) = param_layout(module, plan.variant);
+    let args = ArgValues::capture(module, site);
+    for (k, _) in site.writes.iter().enumerate().filter(|(_, w)| plan.available[w.param]) {
+        let (offset, value, align) = args.writes[k];
+        let v = b.freeze(materialize(value, &b, &mut clones));
+        b.store_aligned(v, b.byte_gep(buffer.result(), offset), align);
+    }
+    let slot_param = variant_params.last().unwrap();
+    b.store_aligned(slot, b.byte_gep(buffer.result(), slot_param.offset), slot_param.align as u32);
+    let status = b.call_value(entries.launch_entry(site.ptsz), &[buffer.result(), site.stream_operand]).into_int_value();
+    let launched = b.build_int_compare(IntPredicate::EQ, status, i32t.const_zero(), "").unwrap();
+    b.build_conditional_branch(launched, join, failed).unwrap();
+
+    b.position_at_end(failed);
+    // The error of a launch that did not happen must not be read as the error of the launch made as
+    // written in its place.
+    let last_error = module.get_or_declare("__cudaCDP2GetLastError", i32t.fn_type(&[], false));
+    b.call(last_error, &[]);
+    b.call(runtime.get(RuntimeFn::PromoteCancel), &[slot]);
+    b.build_unconditional_branch(join).unwrap();
+
+    b.position_at_end(join);
+    let mine = b.build_phi(ptr, "").unwrap();
+    mine.add_incoming(&[(&null, from), (&null, launch), (&slot, buffer_ok), (&null, failed)]);
+    let next = b.call_value(runtime.get(RuntimeFn::PromoteShare), &[mine.as_basic_value()]);
+    b.build_unconditional_branch(body).unwrap();
+    for block in [launch, get_buffer, buffer_ok, failed, join] {
+        block.move_before(body).unwrap();
+    }
+
+    // Every use of a postponed parameter takes the value from the parent's slot.
+    for (param, value) in taken {
+        param.replace_uses_with(value);
+    }
+
+    // At the launch: the postponed arguments into the slot, where this thread takes it.
+    let b = crate::site::ops::builder_before(module, site.launch);
+    let store_to = b.call_value(runtime.get(RuntimeFn::PromoteTake), &[next]);
+    let take = b.is_not_null(store_to);
+    let postponed: Vec<bool> = site.writes.iter().map(|w| !plan.available[w.param]).collect();
+    guarded_replace(module, entries, site, &args, &b, take, |b, _| args.store_where(b, store_to, &postponed, true));
+
+    // Every thread counts itself out where it returns.
+    for ret in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return && Some(*i) != abort_return) {
+        b.position_before(&ret);
+        b.call(runtime.get(RuntimeFn::PromoteExit), &[next]);
+    }
+}
+
+/// `v` computed again at the builder's position (where the parameters are): the pure computations of
+/// its expression are copied, once each.
+fn materialize<'c>(v: BasicValueEnum<'c>, b: &Builder<'c>, done: &mut HashMap<InstructionValue<'c>, BasicValueEnum<'c>>) -> BasicValueEnum<'c> {
+    let Some(i) = v.as_instruction() else { return v };
+    if let Some(&copy) = done.get(&i) {
+        return copy;
+    }
+    let copy = i.explicit_clone();
+    for k in 0..i.get_num_operands() {
+        if let Some(Operand::Value(op)) = i.get_operand(k) {
+            if op.as_instruction().is_some() {
+                copy.set_operand(k, materialize(op, b, done));
+            }
+        }
+    }
+    b.insert_instruction(&copy, None);
+    let value = copy.result();
+    done.insert(i, value);
+    value
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# GPU check of kernel launch promotion on KLAP's six chain benchmarks (examples/PROMOTION.md).
+# Usage: scripts/promote-check.sh OUTDIR [build|run|all]   (default all)
+#   build  compiles each benchmark twice: at granularity none (klap-normalize only: the chain as written)
+#          and at promote=basic (granularity none), into OUTDIR/none and OUTDIR/basic
+#   run    runs every build on every size of its bench.json (configs and sweep), 3 reps, 120 s each, and
+#          prints one line per run: `OK|FAIL mode bench args [median time_ms]`; exits non-zero if one failed
+# A run passes when it exits 0 and prints `CHECK PASS` (the GPU result equals the CPU reference, and every
+# link of the chain ran); a hang (a promoted child waiting for a parent that never releases it) is a
+# timeout, so a FAIL.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="${1:?usage: $0 OUTDIR [build|run|all]}"
+what="${2:-all}"
+benches=(los pd pt sc unq upd)
+modes=(none basic)
+flags_for() {
+  case "$1" in
+    none) echo "-mllvm -klap-granularity=none" ;;
+    basic) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=basic" ;;
+  esac
+}
+if [ "$what" = build ] || [ "$what" = all ]; then
+  for m in "${modes[@]}"; do
+    mkdir -p "$out/$m"
+    for b in "${benches[@]}"; do
+      # shellcheck disable=SC2046
+      "$root/scripts/klap-clang++" -O2 "$root/examples/$b/$b.cu" -o "$out/$m/$b" $(flags_for "$m")
+    done
+  done
+fi
+if [ "$what" = run ] || [ "$what" = all ]; then
+  failed=0
+  for b in "${benches[@]}"; do
+    mapfile -t sizes < <(python3 -c '
+import json, sys
+spec = json.load(open(sys.argv[1]))
+for c in spec.get("configs", []): print(c.get("args", ""))
+for a in spec.get("sweep", []): print(a)' "$root/examples/$b/bench.json")
+    for args in "${sizes[@]}"; do
+      for m in "${modes[@]}"; do
+        # shellcheck disable=SC2086
+        if log="$(timeout 120 "$out/$m/$b" --reps 3 $args 2>&1)" && grep -q '^CHECK PASS' <<<"$log"; then
+          t="$(grep '^time_ms' <<<"$log" | awk '{print $2}' | sort -n | sed -n 2p)"
+          echo "OK   $m $b $args ${t:+median_ms=$t}"
+        else
+          failed=1
+          echo "FAIL $m $b $args: $( (grep -iE 'error|fail|lost' <<<"$log" || tail -n 2 <<<"$log") | head -n 3 | tr '\n' ' ')"
+        fi
+      done
+    done
+  done
+  exit $failed
+fi
