@@ -1135,7 +1135,7 @@ class Emitter:
     def emit(self):
         c = self.c
         put = self.put
-        # Device functions some call reaches from inside a loop (their launches take the warp path there).
+        # Device functions some call reaches from inside a loop (KLAP208's case).
         self.looped = set()
 
         def mark(stmts, in_loop):

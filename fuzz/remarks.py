@@ -20,7 +20,7 @@ from collections import Counter
 REMARK = re.compile(r"^(.*?):(\d+):(\d+): remark: .*\[(KLAP\d+)\]")
 # Remarks that say a site stays as written (the aggregation's own, and the analysis' unrecognized).
 LEFT = {"KLAP101", "KLAP102", "KLAP103", "KLAP104", "KLAP105", "KLAP106", "KLAP107", "KLAP108",
-        "KLAP109", "KLAP201", "KLAP202", "KLAP203", "KLAP206", "KLAP211",
+        "KLAP109", "KLAP201", "KLAP202", "KLAP203", "KLAP205", "KLAP206", "KLAP208", "KLAP211",
         "KLAP212", "KLAP301", "KLAP302", "KLAP303", "KLAP304"}
 AGGREGATED, SERIALIZED = "KLAP200", "KLAP300"
 
@@ -87,7 +87,7 @@ def main():
             reasons[left[0] if left else "no-remark"] += 1
         notes = Counter()
         for ids in sites.values():
-            for rid in ("KLAP204",):
+            for rid in ("KLAP204", "KLAP207"):
                 if rid in ids:
                     notes[rid] += 1
         detail = ", ".join("%s %d" % kv for kv in sorted(reasons.items()))

@@ -132,25 +132,9 @@ HELPER u32 slabs_for(u64 records, u32 record_size, u64 slab_bytes, u32 max_slabs
 // pool.cu: the records a chunk holds (those registered, up to its capacity).
 HELPER u32 chunk_records(const Chunk *c);
 
-// pool.cu: the records of `record_size` bytes that a chunk of `bytes` holds, and where its arrays are
-// (what chunk_alloc writes in the header, computed by any lane without reading it).
-HELPER u32 chunk_capacity(u64 bytes, u32 record_size);
-struct ChunkLayout {
-  u32 *end;
-  u32 *dims;
-  char *args;
-  u32 stride; // bytes from one argument record to the next
-};
-HELPER ChunkLayout chunk_layout(Chunk *c, u32 capacity, u32 record_size);
-
 // pool.cu: a chunk of `slab_count` slabs of the class (`large`: LARGE_SLAB), set up for records of
 // `record_size` bytes; null when the pool has no room.
 HELPER Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 count_threads);
-// pool.cu: a chunk of `slab_count` small slabs for the lanes of `peers`, claimed by them together
-// (called by every lane of `peers`, with the same arguments); the same pointer in every lane, null
-// when the pool has no room or the chunk would hold fewer records than `peers` has lanes. Its header
-// is written by the lowest lane.
-HELPER Chunk *warp_chunk_alloc(u32 peers, u32 slab_count, u32 record_size, u32 count_threads);
 // pool.cu: gives a chunk's slabs back at once.
 HELPER void chunk_free(Chunk *c);
 // pool.cu: a chunk whose aggregated child is launched goes back once every block of it is counted.

@@ -97,8 +97,8 @@ HELPER void chunk_free(Chunk *c) {
 // waited for one round trip to memory per counter, up to 32 of them before a launch (measured, nested
 // benchmark at block granularity with 10,000 parents: 0.096 ms against 0.063 hand-written). Eight at
 // a time made test/gpu/divergent_loop (then 300 threads) hang at warp granularity in every run: the
-// deadlock of the old warp path in loops (issue 15, docs/aggregation.md), which at 3,000 threads hung
-// with four at a time as well.
+// deadlock of warp-granularity launches in loops (aggregate.rs, KLAP207), which at 3,000 threads hung
+// with four at a time as well and now takes the block scope.
 enum { DONE_BATCH = 4 };
 INLINE bool children_done(const Chunk *c) {
   u32 n = chunk_records(c), group = c->group, sum = 0;
@@ -156,19 +156,14 @@ INLINE int claim_in_word(u64 *word, u32 in_word, u32 count) {
 // in 4 of 128 words (measured, nested benchmark at block granularity, 391 parent blocks: the pool ran
 // short and records were launched one by one; median 1.13 ms against 0.51 to 0.53, single runs of 50
 // to 169 ms).
-INLINE u32 claim_start(u32 words) {
-  u32 hash = (__nvvm_read_ptx_sreg_ctaid_x() * 32 + tid_linear() / 32) * 2654435761u;
-  return (u32)(((u64)hash * words) >> 32);
-}
-
-INLINE u32 word_slabs(SlabClass k, u32 w) { return k.slabs - w * 64 < 64 ? k.slabs - w * 64 : 64; }
-
 INLINE int claim_slabs(SlabClass k, u32 count) {
   u32 words = (k.slabs + 63) / 64;
-  u32 start = claim_start(words);
+  u32 hash = (__nvvm_read_ptx_sreg_ctaid_x() * 32 + tid_linear() / 32) * 2654435761u;
+  u32 start = (u32)(((u64)hash * words) >> 32);
   for (u32 i = 0; i < words; ++i) {
     u32 w = (start + i) % words;
-    int s = claim_in_word(&k.map[w], word_slabs(k, w), count);
+    u32 in_word = k.slabs - w * 64 < 64 ? k.slabs - w * 64 : 64;
+    int s = claim_in_word(&k.map[w], in_word, count);
     if (s >= 0)
       return (int)(w * 64) + s;
   }
@@ -180,112 +175,39 @@ INLINE int claim_slabs(SlabClass k, u32 count) {
 // counted toward every parent (measured: 67 to 82 registers, as a call).
 GLOBAL_VAR u32 klap_reclaim_wanted;
 
-HELPER u32 chunk_capacity(u64 bytes, u32 record_size) {
-  return (u32)((bytes - CHUNK_HEADER - 64) / record_bytes(record_size));
-}
-
-HELPER ChunkLayout chunk_layout(Chunk *c, u32 capacity, u32 record_size) {
-  char *mem = (char *)c;
-  ChunkLayout l;
-  l.stride = (u32)align16(record_size);
-  l.end = (u32 *)(mem + CHUNK_HEADER);
-  l.dims = (u32 *)(mem + align16(CHUNK_HEADER + 4ull * capacity));
-  l.args = mem + align16(CHUNK_HEADER + 4ull * capacity) + align16(32ull * capacity);
-  return l;
-}
-
-INLINE Chunk *chunk_init(SlabClass k, u32 large, u32 first, u32 slab_count, u32 record_size, u32 count_threads,
-                         u32 cap) {
-  Chunk *c = (Chunk *)(k.base + (u64)first * k.slab_bytes);
-  c->counter = 0;
-  c->capacity = cap;
-  ChunkLayout l = chunk_layout(c, cap, record_size);
-  c->record_size = l.stride;
-  c->max_threads = 0;
-  c->max_smem = 0;
-  c->threads_total = 0;
-  c->blocks = NOT_LAUNCHED;
-  c->group = 1;
-  c->count_threads = count_threads;
-  c->slab = first | (large ? 0x80000000u : 0);
-  c->slab_count = slab_count;
-  c->next = 0;
-  c->scope_state = 0;
-  c->end = l.end;
-  c->dims = l.dims;
-  c->args = l.args;
-  return c;
-}
-
 HELPER Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 count_threads) {
   SlabClass k = slab_class(large);
-  u32 cap = chunk_capacity(k.slab_bytes * slab_count, record_size);
-  if (cap == 0)
-    return 0; // arguments too large for the largest chunk of the class
   int first = claim_slabs(k, slab_count);
   if (first < 0) {
     store_relaxed(&klap_reclaim_wanted, 1);
     trace("klap: pool exhausted: no %u free slabs of class %u; launches are made as written\n", slab_count, large);
     return 0;
   }
-  return chunk_init(k, large, (u32)first, slab_count, record_size, count_threads, cap);
-}
-
-// The first of `count` adjacent clear bits among the low `in_word` bits of `map`, or -1.
-INLINE int first_fit(u64 map, u32 in_word, u32 count) {
-  u64 want = slab_bits(count);
-  for (u32 s = 0; s + count <= in_word; ++s)
-    if (!(map & (want << s)))
-      return (int)s;
-  return -1;
-}
-
-// A warp scope's chunk, claimed by the lanes of `peers` together: each lane reads a bitmap word of
-// its own, one lane with room tries one compare-and-swap, and a ballot tells them all. No lane runs a
-// loop of its own while the others wait for it in a shuffle. The old warp path had the lowest lane
-// claim alone, in its compare-and-swap loop, with its warp-mates waiting in a shuffle; launches in
-// loops hung there (issue 15: cuda-gdb showed lanes in a shuffle waiting for a lane that was never
-// scheduled, while other lanes of the warp were inside cudaGetParameterBufferV2).
-HELPER Chunk *warp_chunk_alloc(u32 peers, u32 slab_count, u32 record_size, u32 count_threads) {
-  SlabClass k = slab_class(0);
-  u32 cap = chunk_capacity(k.slab_bytes * slab_count, record_size);
-  u32 lanes = __builtin_popcount(peers), rank = __builtin_popcount(peers & lanemask_lt());
-  u32 leader = __builtin_ctz(peers), me = lane_id();
-  if (cap < lanes)
-    return 0; // every lane of the chunk has its record, or none registers
-  u32 words = (k.slabs + 63) / 64, start = claim_start(words);
-  int first = -1;
-  for (u32 base = 0; base < words && first < 0; base += lanes) {
-    u32 i = base + rank, w = (start + i) % words;
-    u64 seen = i < words ? load_relaxed(&k.map[w]) : ~0ull;
-    int s = i < words ? first_fit(seen, word_slabs(k, w), slab_count) : -1;
-    for (u32 room = __nvvm_vote_ballot_sync(peers, s >= 0); room; room = __nvvm_vote_ballot_sync(peers, s >= 0)) {
-      u32 tries = __builtin_ctz(room);
-      bool won = false;
-      if (me == tries) {
-        u64 before = cas_acquire(&k.map[w], seen, seen | (slab_bits(slab_count) << s));
-        won = before == seen;
-        if (!won) {
-          seen = before;
-          s = first_fit(seen, word_slabs(k, w), slab_count);
-        }
-      }
-      if (__nvvm_vote_ballot_sync(peers, won)) {
-        first = (int)shfl_idx(peers, w * 64 + (u32)s, tries);
-        break;
-      }
-    }
-  }
-  if (first < 0) {
-    if (me == leader) {
-      store_relaxed(&klap_reclaim_wanted, 1);
-      trace("klap: pool exhausted: no %u free slabs of class %u; launches are made as written\n", slab_count, 0);
-    }
+  char *mem = k.base + (u64)first * k.slab_bytes;
+  u64 bytes = k.slab_bytes * slab_count;
+  Chunk *c = (Chunk *)mem;
+  u32 cap = (u32)((bytes - CHUNK_HEADER - 64) / record_bytes(record_size));
+  if (cap == 0) {
+    // Arguments too large for the largest chunk of the class.
+    release_slabs(k, first, slab_count);
     return 0;
   }
-  Chunk *c = (Chunk *)(k.base + (u64)first * k.slab_bytes);
-  if (me == leader)
-    chunk_init(k, 0, (u32)first, slab_count, record_size, count_threads, cap);
+  c->counter = 0;
+  c->capacity = cap;
+  c->record_size = (u32)align16(record_size);
+  c->max_threads = 0;
+  c->max_smem = 0;
+  c->threads_total = 0;
+  c->blocks = NOT_LAUNCHED;
+  c->group = 1;
+  c->count_threads = count_threads;
+  c->slab = (u32)first | (large ? 0x80000000u : 0);
+  c->slab_count = slab_count;
+  c->next = 0;
+  c->scope_state = 0;
+  c->end = (u32 *)(mem + CHUNK_HEADER);
+  c->dims = (u32 *)(mem + align16(CHUNK_HEADER + 4ull * cap));
+  c->args = mem + align16(CHUNK_HEADER + 4ull * cap) + align16(32ull * cap);
   return c;
 }
 

@@ -89,43 +89,23 @@ INLINE char *write_record(Chunk *c, Taken t, u32 gx, u32 gy, u32 gz, u32 bx, u32
 ACCESSOR char *__klap_record_args(char *tagged) { return (char *)((u64)tagged & ~1ull); }
 ACCESSOR bool __klap_record_first(char *tagged) { return (u64)tagged & 1; }
 
-// Registers one launch of a warp scope into `c`, the chunk the lanes of `peers` claimed together
-// (__klap_warp_chunk, with the same `peers` and `record_size`); returns where its argument record goes,
-// or null where there is no chunk: the caller then makes the original launch. Called by every lane of
-// `peers`. The chunk is theirs alone and holds a record for each of them: records are handed out by
-// rank, with no atomic, and every lane finds the chunk's arrays from its size without reading the
-// header the lowest lane wrote. `record_size` carries COUNT_THREADS where the chunk counts its child
-// threads (as given to __klap_warp_chunk).
-DEVICE char *__klap_register(Chunk *c, u32 peers, u32 record_size, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz,
-                             u32 smem) {
+// Registers one launch of a warp scope; returns where its argument record goes, or null (no chunk, or
+// the chunk is full): the caller then makes the original launch.
+DEVICE char *__klap_register(Chunk *c, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem) {
   if (!c)
     return 0;
-  bool count_threads = record_size & COUNT_THREADS;
-  u32 size = record_size & ~COUNT_THREADS;
-  u32 lanes = __builtin_popcount(peers);
-  u32 blocks = gx * gy * gz, threads = bx * by * bz;
-  u32 total;
-  u32 before = sum_below(peers, blocks, &total);
-  u32 most_threads = __nvvm_redux_sync_umax(threads, peers), most_smem = __nvvm_redux_sync_umax(smem, peers);
-  u64 work = 0;
-  if (count_threads)
-    for (u32 rest = peers; rest; rest &= rest - 1) {
-      u32 src = __builtin_ctz(rest);
-      work += (u64)shfl_idx(peers, blocks, src) * shfl_idx(peers, threads, src);
-    }
-  if (lane_id() == (u32)__builtin_ctz(peers)) {
-    c->counter = ((u64)lanes << 32) | total;
-    c->max_threads = most_threads;
-    c->max_smem = most_smem;
-    c->threads_total = work;
+  u32 blocks = gx * gy * gz;
+  // A launch of no blocks takes no record (no block of it would ever finish): it is made as written,
+  // and fails as it would have.
+  u32 peers = __nvvm_match_any_sync_i64(active_mask(), blocks ? (long long)c : 0);
+  if (!blocks)
+    return 0;
+  Taken t = take_records(c, peers, blocks, bx * by * bz, smem);
+  if (t.record >= c->capacity) {
+    trace("klap: chunk full (%u records of capacity %u); launch made as written\n", t.record + 1, c->capacity);
+    return 0;
   }
-  u32 slabs = slabs_for(lanes, size, SMALL_SLAB, 64);
-  ChunkLayout l = chunk_layout(c, chunk_capacity((u64)slabs * SMALL_SLAB, size), size);
-  u32 record = __builtin_popcount(peers & lanemask_lt());
-  l.end[record] = before + blocks;
-  u32 *d = l.dims + 8 * record;
-  d[0] = gx, d[1] = gy, d[2] = gz, d[3] = bx, d[4] = by, d[5] = bz, d[6] = smem, d[7] = 0;
-  return l.args + (u64)record * l.stride + (record == 0);
+  return write_record(c, t, gx, gy, gz, bx, by, bz, smem);
 }
 
 // ---- block and grid scopes ---------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // The scopes a launch is aggregated over. A warp scope is the lanes that reach a launch together:
-// they claim a chunk together and, once every lane has written its record, the lowest launches it. A block
+// the lowest claims a chunk for them and, once every lane has written its record, launches. A block
 // or grid scope holds a chain of chunks per group of launch sites (same child, same stream class)
 // (register.cu); its chunks are launched by the thread that completes the scope's exit count.
 #include "klap_rt.h"
@@ -11,41 +11,29 @@ INLINE u64 grid_id() {
 }
 
 // ---- warp scope ----------------------------------------------------------------------------------
-//
-// Under independent thread scheduling a warp's lanes meet only where they execute one `*_sync`
-// operation with the same mask, and every lane of a mask must get there. The lanes of a warp scope are
-// taken once, where they reach the launch together (__klap_warp_peers); every collective of the
-// scope (the chunk's claim, the registration, the wait before the launch) names exactly those lanes,
-// and all of them run every one: nothing between them branches apart for long, nor calls the CUDA
-// device runtime. The launch is the last step, by one lane, after every collective: no lane waits for
-// a lane that is inside cudaGetParameterBufferV2 or cudaLaunchDeviceV2, and a lane that launches as
-// written (no chunk) is in no collective of its scope after the decision.
 
-// The lanes that reach the launch together and launch blocks, in every such lane; 0 in a lane whose
-// launch has no blocks (made as written: it fails as it would have).
-DEVICE u32 __klap_warp_peers(u32 gx, u32 gy, u32 gz) {
-  bool some = gx * gy * gz != 0;
-  u32 live = __nvvm_vote_ballot_sync(active_mask(), some);
-  return some ? live : 0;
-}
+ACCESSOR u32 __klap_active_mask() { return active_mask(); }
 
-// The chunk of the lanes of `peers`, claimed by them together; null where a lane is alone (nothing to
-// aggregate: it launches as written) or the pool has no room. `record_size` carries COUNT_THREADS as a
-// scope's group does: a child with a grid scope of its own waits for the threads its chunks count,
-// whichever path registered them (a warp chunk that did not count left that scope waiting for ever,
-// and the child's own launches were never made).
-DEVICE Chunk *__klap_warp_chunk(u32 peers, u32 record_size) {
-  u32 lanes = __builtin_popcount(peers);
-  if (lanes < 2)
+// `record_size` carries COUNT_THREADS as a scope's group does: a child with a grid scope of its own
+// waits for the threads its chunk counts, whichever path registered them (a warp chunk that did not
+// count left that scope waiting for ever, and the child's own launches were never made).
+DEVICE Chunk *__klap_warp_chunk(u32 mask, u32 record_size) {
+  u32 lanes = __builtin_popcount(mask);
+  // A lane alone has nothing to aggregate: it launches as written.
+  if (lanes == 1)
     return 0;
+  u32 leader = __builtin_ctz(mask);
   u32 size = record_size & ~COUNT_THREADS;
-  return warp_chunk_alloc(peers, slabs_for(lanes, size, SMALL_SLAB, 64), size, (record_size & COUNT_THREADS) != 0);
+  Chunk *c = 0;
+  if (lane_id() == leader)
+    c = chunk_alloc(0, slabs_for(lanes, size, SMALL_SLAB, 64), size, (record_size & COUNT_THREADS) != 0);
+  return (Chunk *)shfl_u64(mask, (u64)c, leader);
 }
 
-// Once every lane of `peers` has written its record: true in the one that launches the chunk.
-DEVICE bool __klap_warp_leader(u32 peers) {
-  __nvvm_bar_warp_sync(peers);
-  return lane_id() == (u32)__builtin_ctz(peers);
+// Once every lane of `mask` has registered (or launched on its own): true in the lane that launches.
+DEVICE bool __klap_warp_leader(u32 mask) {
+  __nvvm_bar_warp_sync(mask);
+  return lane_id() == (u32)__builtin_ctz(mask);
 }
 
 // ---- block and grid scopes ---------------------------------------------------------------------

@@ -6,7 +6,7 @@
 //! whose address is taken, and a function whose address is taken may be called from anywhere (its
 //! callers are not all known).
 
-use crate::llvm::{FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, Module, ModuleExt, ValueExt};
+use crate::llvm::{Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, Module, ModuleExt, ValueExt};
 use petgraph::algo::tarjan_scc;
 use petgraph::graphmap::DiGraphMap;
 use std::collections::{HashMap, HashSet};
@@ -16,6 +16,8 @@ pub struct CallGraph<'c> {
     defined: Vec<FunctionValue<'c>>,
     /// For each defined function, the defined functions it may call.
     callees: HashMap<FunctionValue<'c>, Vec<FunctionValue<'c>>>,
+    /// For each function, the direct calls of it.
+    call_sites: HashMap<FunctionValue<'c>, Vec<InstructionValue<'c>>>,
     /// Defined functions whose address is taken.
     address_taken: HashSet<FunctionValue<'c>>,
     /// Functions that make a call through a pointer.
@@ -27,12 +29,14 @@ impl<'c> CallGraph<'c> {
         let defined: Vec<FunctionValue<'c>> = module.functions().into_iter().filter(|f| !f.is_declaration()).collect();
         let address_taken: HashSet<FunctionValue<'c>> = defined.iter().copied().filter(|f| f.address_taken()).collect();
         let mut callees = HashMap::new();
+        let mut call_sites: HashMap<FunctionValue<'c>, Vec<InstructionValue<'c>>> = HashMap::new();
         let mut indirect_callers = HashSet::new();
         for &f in &defined {
             let mut called: Vec<FunctionValue<'c>> = Vec::new();
             for call in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Call) {
                 match call.called_function() {
                     Some(g) => {
+                        call_sites.entry(g).or_default().push(call);
                         if !g.is_declaration() && !called.contains(&g) {
                             called.push(g);
                         }
@@ -52,7 +56,7 @@ impl<'c> CallGraph<'c> {
             }
             callees.insert(f, called);
         }
-        CallGraph { defined, callees, address_taken, indirect_callers }
+        CallGraph { defined, callees, call_sites, address_taken, indirect_callers }
     }
 
     pub fn callees(&self, f: FunctionValue<'c>) -> &[FunctionValue<'c>] {
@@ -88,6 +92,28 @@ impl<'c> CallGraph<'c> {
             }
         }
         seen
+    }
+
+    /// Whether a call to `f`, or to a function whose calls reach `f`, is made in a loop, or may be
+    /// (a function whose address is taken on the way may be called from anywhere).
+    pub fn called_in_loop(&self, ctx: Ctx, f: FunctionValue<'c>) -> bool {
+        let mut seen = HashSet::from([f]);
+        let mut work = vec![f];
+        while let Some(g) = work.pop() {
+            if self.address_taken.contains(&g) {
+                return true;
+            }
+            for &call in self.call_sites.get(&g).into_iter().flatten() {
+                if ctx.loop_depth(call) > 0 {
+                    return true;
+                }
+                let caller = call.function();
+                if seen.insert(caller) {
+                    work.push(caller);
+                }
+            }
+        }
+        false
     }
 
     /// The defined functions that call a function `direct` accepts, directly or through their callees.

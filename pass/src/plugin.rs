@@ -131,10 +131,13 @@ impl RawOptions {
             trace: self.trace,
             serialize: self.serialize || self.granularity == 4,
             serialize_threshold: self.serialize_threshold,
+            // Not part of plain `auto` yet: test/gpu/block_reuse.cu stopped with an illegal instruction on an
+            // H100 (2026-11-24) with block reuse forced and at auto, and test/gpu/streams.cu hung with it
+            // forced. `auto` with `-klap-block-reuse` takes it for the children that need their block.
             block_reuse: match (self.block_reuse, self.granularity == 4) {
-                (true, _) => BlockReuse::Every,
-                (false, true) => BlockReuse::NeedsBlock,
-                (false, false) => BlockReuse::Off,
+                (true, true) => BlockReuse::NeedsBlock,
+                (true, false) => BlockReuse::Every,
+                (false, _) => BlockReuse::Off,
             },
             block_reuse_queue: self.block_reuse_queue as u64,
             promote: match self.promote {

@@ -28,7 +28,10 @@ pub enum Remark {
     NullStreamKept,
     ChildNotDefined,
     WarpFallback,
+    WarpWithTail,
     LoneLauncher,
+    BlockForWarpLoop,
+    WarpLoopKept,
     Serialized,
     SerialChildCollective,
     SerialStreamKept,
@@ -89,7 +92,10 @@ impl Remark {
             Remark::NullStreamKept => "KLAP202",
             Remark::ChildNotDefined => "KLAP203",
             Remark::WarpFallback => "KLAP204",
+            Remark::WarpWithTail => "KLAP205",
             Remark::LoneLauncher => "KLAP206",
+            Remark::BlockForWarpLoop => "KLAP207",
+            Remark::WarpLoopKept => "KLAP208",
             Remark::Serialized => "KLAP300",
             Remark::SerialChildCollective => "KLAP301",
             Remark::SerialStreamKept => "KLAP302",
@@ -146,6 +152,7 @@ impl Remark {
             Remark::Recognized
             | Remark::LaunchInDeviceFunction
             | Remark::WarpFallback
+            | Remark::BlockForWarpLoop
             | Remark::ReuseLeftToThreads
             | Remark::AlreadyTransformed
             | Remark::LeftToLink
@@ -167,7 +174,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
-            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::BlockReused | Remark::ReuseLeftToThreads => "",
@@ -199,7 +206,9 @@ impl Remark {
             Remark::StreamNotAggregated
             | Remark::NullStreamKept
             | Remark::ChildNotDefined
+            | Remark::WarpWithTail
             | Remark::LoneLauncher
+            | Remark::WarpLoopKept
             | Remark::IndexReadNotRemapped
             | Remark::ThreadEndWithoutReturn => {
                 "launch not aggregated: "

@@ -81,7 +81,7 @@ pub enum RuntimeFn {
     LaunchChunk,
     RecordArgs,
     RecordFirst,
-    WarpPeers,
+    ActiveMask,
     WarpChunk,
     WarpLeader,
     BlockEnter,
@@ -121,11 +121,11 @@ use Ty::*;
 
 /// The entry points with their C names and signatures (return type, then parameters): one list.
 const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
-    (RuntimeFn::Register, "__klap_register", Ptr, &[Ptr, I32, I32, I32, I32, I32, I32, I32, I32, I32]),
+    (RuntimeFn::Register, "__klap_register", Ptr, &[Ptr, I32, I32, I32, I32, I32, I32, I32]),
     (RuntimeFn::LaunchChunk, "__klap_launch_chunk", Void, &[Ptr, Ptr, Ptr, I32, I64, Ptr]),
     (RuntimeFn::RecordArgs, "__klap_record_args", Ptr, &[Ptr]),
     (RuntimeFn::RecordFirst, "__klap_record_first", I1, &[Ptr]),
-    (RuntimeFn::WarpPeers, "__klap_warp_peers", I32, &[I32, I32, I32]),
+    (RuntimeFn::ActiveMask, "__klap_active_mask", I32, &[]),
     (RuntimeFn::WarpChunk, "__klap_warp_chunk", Ptr, &[I32, I32]),
     (RuntimeFn::WarpLeader, "__klap_warp_leader", I1, &[I32]),
     (RuntimeFn::BlockEnter, "__klap_block_enter", Ptr, &[I32; 5]),

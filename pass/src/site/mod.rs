@@ -99,6 +99,8 @@ pub struct LaunchSite<'c> {
     /// Only threads whose threadIdx.x equals one uniform value reach it (one per block with
     /// one-dimensional blocks).
     pub lone: bool,
+    /// In a device function some chain of calls to which is made in a loop.
+    pub called_in_loop: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -153,6 +155,8 @@ fn analyze_with<'c>(module: &Module<'c>, ctx: Ctx, report: bool) -> LaunchModel<
     // A definition with an entry point's name is a header wrapper: its calls are the launches.
     let wrapper = |f: &FunctionValue<'c>| classify_entry(&f.name()).is_some();
     for f in module.functions().into_iter().filter(|f| !f.is_declaration() && !wrapper(f)) {
+        // Walked up the callers once per function, at its first launch.
+        let mut f_called_in_loop: Option<bool> = None;
         for inst in f.instructions() {
             if inst.get_opcode() != InstructionOpcode::Call {
                 continue;
@@ -165,6 +169,8 @@ fn analyze_with<'c>(module: &Module<'c>, ctx: Ctx, report: bool) -> LaunchModel<
             match recognizer.site(f, inst, entry.abi, entry.ptsz) {
                 Ok(mut site) => {
                     site.caller_is_kernel = kernel_set.contains(&f);
+                    site.called_in_loop =
+                        !site.caller_is_kernel && *f_called_in_loop.get_or_insert_with(|| calls.called_in_loop(ctx, f));
                     site.reached_from = reach.get(&f).cloned().unwrap_or_default();
                     if report {
                         Remark::Recognized.emit(ctx, inst, &site.summary());

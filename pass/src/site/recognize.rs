@@ -92,6 +92,7 @@ impl<'c> Recognizer<'_, 'c> {
             // Measured where the launch starts: its own null check comes later and may skip it.
             divergent: self.ctx.control_divergent(buffer_call, &null_checks),
             lone: self.ctx.lone_launcher(buffer_call),
+            called_in_loop: false,
             null_checks,
         })
     }

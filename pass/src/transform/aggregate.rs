@@ -32,7 +32,6 @@ use crate::runtime::{IndexRegister, Runtime, RuntimeFn, Settings};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET};
 use crate::site::ops::{builder_before, dim3_fields, guarded_replace, ArgValues, CanonicalEntries};
 use crate::site::{self, param_layout, uniform, LaunchModel, LaunchSite};
-use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 /// Launch groups a block or grid scope can hold (the runtime's MAX_GROUPS).
@@ -63,7 +62,7 @@ fn ineligible<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c
         other => Some((Remark::StreamNotAggregated, format!("launches into a {} stream keep their stream's order", other.as_str()))),
     };
     by_stream.or_else(|| hazards.children.get(&site.child).cloned()).or_else(|| {
-        let scope = scope_granularity(site, options)?;
+        let scope = scope_granularity(site, options, hazards)?;
         let how = hazards.thread_ends.get(&site.caller)?;
         Some((
             Remark::ThreadEndWithoutReturn,
@@ -78,9 +77,10 @@ fn ineligible<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c
 
 /// The scope a kernel's launch is aggregated in, block or grid (the per-caller choice in [`run`]), or
 /// None for a launch made where it is reached (warp granularity, a device function).
-fn scope_granularity(site: &LaunchSite, options: &Options) -> Option<Granularity> {
+fn scope_granularity<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c>) -> Option<Granularity> {
     match options.granularity {
         _ if !site.caller_is_kernel => None,
+        Granularity::Warp if hazards.launching_in_loop.contains(&site.caller) => Some(Granularity::Block),
         Granularity::Warp | Granularity::None => None,
         g => Some(g),
     }
@@ -93,18 +93,23 @@ struct Hazards<'c> {
     /// Launching kernels whose threads can end without returning, with how: a block or grid scope
     /// completes when every thread has left through a return.
     thread_ends: HashMap<FunctionValue<'c>, String>,
+    /// Kernels with a launch in a loop (aggregated per block at warp granularity).
+    launching_in_loop: HashSet<FunctionValue<'c>>,
 }
 
 impl<'c> Hazards<'c> {
     fn find(module: &Module<'c>, model: &LaunchModel<'c>) -> Hazards<'c> {
         let calls = CallGraph::build(module);
-        let mut hazards = Hazards { children: HashMap::new(), thread_ends: HashMap::new() };
+        let mut hazards = Hazards { children: HashMap::new(), thread_ends: HashMap::new(), launching_in_loop: HashSet::new() };
         for site in &model.sites {
             let child = site.child;
             if !child.is_declaration() && !hazards.children.contains_key(&child) {
                 if let Some(hazard) = child_hazard(&calls, child) {
                     hazards.children.insert(child, hazard);
                 }
+            }
+            if site.caller_is_kernel && site.loop_depth > 0 {
+                hazards.launching_in_loop.insert(site.caller);
             }
             if site.caller_is_kernel && !hazards.thread_ends.contains_key(&site.caller) {
                 if let Some(end) = calls.thread_end_without_return(site.caller) {
@@ -213,7 +218,16 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     for (caller, sites) in per_caller {
         let in_variant = variants.owning(caller);
         let quiet = in_variant.is_some();
-        let granularity = options.granularity;
+        // At warp granularity a launch is made where it is reached, by one lane, while the warp's
+        // other lanes may be waiting in a warp-synchronous step of their own registration for a lane
+        // that cannot run: a kernel launching in a loop hung that way (measured on an H200:
+        // test/gpu/divergent_loop with 3,000 parent threads and up to 12 launches each, 10 hangs in
+        // 10 runs; cuda-gdb: lanes inside cudaGetParameterBufferV2, their warp-mates waiting in a
+        // shuffle for a lane claiming a chunk, never scheduled). A block scope launches at the
+        // block's end, after every registration: such a kernel's launches are aggregated per block.
+        let launches_in_loop = sites.iter().any(|s| s.loop_depth > 0 || s.called_in_loop);
+        let warp_loop = options.granularity == Granularity::Warp && sites[0].caller_is_kernel && launches_in_loop;
+        let granularity = if warp_loop { Granularity::Block } else { options.granularity };
         let scoped = granularity != Granularity::Warp && sites[0].caller_is_kernel;
         let mut groups: Vec<(FunctionValue<'c>, Stream)> = Vec::new();
         let mut warp_sites = Vec::new();
@@ -225,6 +239,12 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                     groups.push(key);
                 }
                 scope_sites.push(site);
+            } else if launches_in_loop {
+                // No block scope takes it, and the warp path deadlocked in loops (above): its runtime
+                // calls could also hold up the function's other launches registering in a loop.
+                if !quiet {
+                    Remark::WarpLoopKept.emit(ctx, site.launch, "made in a loop, where warp-granularity launches can deadlock, and no block scope can take it (a device function, or past four launch groups)");
+                }
             } else {
                 if !quiet && granularity != Granularity::Warp {
                     let why = if scoped { "more than four launch groups in one kernel" } else { "the launch is in a device function" };
@@ -233,7 +253,17 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 warp_sites.push(site);
             }
         }
+        // Measured hangs (test/gpu/streams.cu, not yet understood): warp-aggregated NULL-stream
+        // (H100) and fire-and-forget (H200, with single-lane tail launches left as written) launches in
+        // a kernel that also tail-launches. Those launches stay as written.
+        let tail_launching = model.sites.iter().any(|s| s.caller == caller && s.stream == Stream::Tail);
         for site in warp_sites {
+            if tail_launching && site.stream != Stream::Tail {
+                if !quiet {
+                    Remark::WarpWithTail.emit(ctx, site.launch, "in a kernel that also tail-launches, a launch into another stream is not aggregated at warp granularity (known hang)");
+                }
+                continue;
+            }
             let variant = aggregated(site.child).unwrap();
             if !quiet {
                 single_launch_remark(ctx, site);
@@ -245,6 +275,13 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         if !scope_sites.is_empty() {
             for site in &scope_sites {
                 if !quiet {
+                    if warp_loop {
+                        Remark::BlockForWarpLoop.emit(
+                            ctx,
+                            site.launch,
+                            "its kernel launches in a loop: aggregated at block granularity instead of warp (launches made in a loop at warp granularity can deadlock in the device runtime)",
+                        );
+                    }
                     single_launch_remark(ctx, site);
                     Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(module, site, aggregated(site.child).unwrap(), granularity));
                     count(Statistic::AggregatedLaunch, 1);
@@ -318,24 +355,17 @@ impl<'c> Parent<'_, 'c> {
         f.as_global_value().as_pointer_value().into()
     }
 
-    /// Registers the launch at `site` with `register` (given the launch's grid x, y, z, block x, y, z and
-    /// dynamic shared memory at the launch, it emits the registration and returns its result: where the
-    /// record goes, or null); the arguments are written where there is a record, then `after_record`
-    /// emits what follows in that branch. Where no record can be had, the original launch is made. The
-    /// site is replaced.
-    fn register_or_launch(
-        &self,
-        site: &LaunchSite<'c>,
-        variant: &Variant<'c>,
-        b: &Builder<'c>,
-        register: impl FnOnce(&Builder<'c>, [BasicValueEnum<'c>; 7]) -> BasicValueEnum<'c>,
-        after_record: impl FnOnce(&Builder<'c>, InstructionValue<'c>),
-    ) {
+    /// Registers the launch at `site` with `register` (the runtime's registration for the scope, called
+    /// with `scope_args` then the launch's configuration); where no record can be had, the original
+    /// launch is made. The site is replaced.
+    fn register_or_launch(&self, site: &LaunchSite<'c>, variant: &Variant<'c>, register: RuntimeFn, scope_args: &[BasicValueEnum<'c>], b: &Builder<'c>) {
         let args = ArgValues::capture(self.module, site);
         b.position_before(&site.launch);
         let [gx, gy, gz] = dim3_fields(self.module, b, &site.grid);
         let [bx, by, bz] = dim3_fields(self.module, b, &site.block);
-        let tagged = register(b, [gx, gy, gz, bx, by, bz, site.smem]);
+        let mut call_args = scope_args.to_vec();
+        call_args.extend([gx, gy, gz, bx, by, bz, site.smem]);
+        let tagged = self.call(b, register, &call_args).result();
         let has_record = b.is_not_null(tagged);
         guarded_replace(self.module, self.entries, site, &args, b, has_record, |b, then_end| {
             let record = self.call(b, RuntimeFn::RecordArgs, &[tagged]).result();
@@ -348,37 +378,25 @@ impl<'c> Parent<'_, 'c> {
                 b.position_before(&first_end);
                 args.store_where(b, record, &once, true);
             }
-            b.position_before(&then_end);
-            after_record(b, then_end);
         });
     }
 
-    /// The lanes that reach the launch together (the peers) claim a chunk together and register in it;
-    /// in the branch where they have records (all of them or none: the chunk holds one for each), they
-    /// meet once their arguments are written and the lowest launches the chunk, the last step: no lane
-    /// waits for a lane that is in the device runtime, and a lane without a record makes its original
-    /// launch in the other branch, in no collective of this launch.
     fn aggregate_at_warp(&self, site: &LaunchSite<'c>, variant: &Variant<'c>, counted: &HashSet<FunctionValue<'c>>) {
         let b = builder_before(self.module, site.launch);
-        let size = self.i32(variant.param_size);
+        let mask = self.call(&b, RuntimeFn::ActiveMask, &[]).result();
         let record_size = self.i32(chunk_record_size(variant, counted));
-        let chunk_and_peers = Cell::new(None);
-        let register = |b: &Builder<'c>, [gx, gy, gz, bx, by, bz, smem]: [BasicValueEnum<'c>; 7]| {
-            let peers = self.call(b, RuntimeFn::WarpPeers, &[gx, gy, gz]).result();
-            let chunk = self.call(b, RuntimeFn::WarpChunk, &[peers, record_size]).result();
-            chunk_and_peers.set(Some((chunk, peers)));
-            self.call(b, RuntimeFn::Register, &[chunk, peers, record_size, gx, gy, gz, bx, by, bz, smem]).result()
-        };
-        let launch = |b: &Builder<'c>, then_end: InstructionValue<'c>| {
-            let (chunk, peers) = chunk_and_peers.get().expect("registered before the record branch");
-            let leader = self.call(b, RuntimeFn::WarpLeader, &[peers]).result().into_int_value();
-            let leader_end = then_end.split_if_then(leader);
-            b.position_before(&leader_end);
-            let words = self.i64(variant.uniform_words);
-            let launch_args = [chunk, Self::function_value(variant.function), Self::function_value(site.child), size, words, aggregated_stream(self.module, site)];
-            self.call(b, RuntimeFn::LaunchChunk, &launch_args);
-        };
-        self.register_or_launch(site, variant, &b, register, launch);
+        let chunk = self.call(&b, RuntimeFn::WarpChunk, &[mask, record_size]).result();
+        // After the registration (or the lane's own launch), the lanes meet again and one launches.
+        let after = site.launch.get_next_instruction().expect("a launch is never a terminator");
+        self.register_or_launch(site, variant, RuntimeFn::Register, &[chunk], &b);
+        b.position_before(&after);
+        let leader = self.call(&b, RuntimeFn::WarpLeader, &[mask]).result().into_int_value();
+        let leader_end = after.split_if_then(leader);
+        b.position_before(&leader_end);
+        let words = self.i64(variant.uniform_words);
+        let size = self.i32(variant.param_size);
+        let launch_args = [chunk, Self::function_value(variant.function), Self::function_value(site.child), size, words, aggregated_stream(self.module, site)];
+        self.call(&b, RuntimeFn::LaunchChunk, &launch_args);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -422,12 +440,8 @@ impl<'c> Parent<'_, 'c> {
 
         for site in sites {
             let group = groups.iter().position(|g| *g == (site.child, site.stream)).unwrap();
-            let register = |b: &Builder<'c>, config: [BasicValueEnum<'c>; 7]| {
-                let mut call_args = vec![scope, self.i32(group as u64)];
-                call_args.extend(config);
-                self.call(b, RuntimeFn::ScopeRegister, &call_args).result()
-            };
-            self.register_or_launch(site, variant_of(site.child), &b, register, |_, _| {});
+            let scope_args = [scope, self.i32(group as u64)];
+            self.register_or_launch(site, variant_of(site.child), RuntimeFn::ScopeRegister, &scope_args, &b);
         }
 
         let streams: Vec<BasicValueEnum<'c>> = groups

@@ -1,8 +1,7 @@
-; A launch in a device function has no block scope to go to: it takes the warp path at every
-; granularity, also where the device function loops or is called in a loop (such launches used to stay
-; as written, KLAP208, for a deadlock of the old warp path in loops). The warp path's collectives stay in
-; the loop body, next to the launch.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -pass-remarks-analysis=klap -S %s -o %t.ll 2>%t.remarks
+; A launch in a device function has no block scope to go to, and the warp path deadlocked in loops
+; (KLAP207): where the device function loops, or is called in a loop, the launch stays as written at
+; every granularity (KLAP208).
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -S %s -o - | FileCheck %s
@@ -28,21 +27,10 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
   ret void
 }
 
-; REMARK:      the launch is in a device function: aggregated at warp granularity [KLAP204]
-; REMARK-NEXT: launch of @child aggregated at warp granularity (12 argument bytes per record) [KLAP200]
-; REMARK:      the launch is in a device function: aggregated at warp granularity [KLAP204]
-; REMARK-NEXT: launch of @child aggregated at warp granularity (12 argument bytes per record) [KLAP200]
-; REMARK-NOT:  KLAP208
+; REMARK-COUNT-2: launch not aggregated: made in a loop, where warp-granularity launches can deadlock, and no block scope can take it (a device function, or past four launch groups) [KLAP208]
 ; CHECK-LABEL: define void @helper(
-; CHECK:       loop:
-; CHECK:         [[PEERS:%.*]] = call i32 @__klap_warp_peers(i32 %blocks, i32 1, i32 1)
-; CHECK-NEXT:    [[CHUNK:%.*]] = call ptr @__klap_warp_chunk(i32 [[PEERS]], i32 12)
-; CHECK-NEXT:    call ptr @__klap_register(ptr [[CHUNK]], i32 [[PEERS]], i32 12,
-; CHECK:         call i1 @__klap_warp_leader(i32 [[PEERS]])
-; CHECK:         call void @__klap_launch_chunk(ptr [[CHUNK]], ptr @child__klap, ptr @child, i32 12, i64 0, ptr null)
-; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr null)
-; CHECK:       after:
-; CHECK:         br i1 %more, label %loop, label %exit
+; CHECK-NOT:     @__klap
+; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK-NOT:     @__klap
 ; CHECK:         ret void
@@ -80,9 +68,8 @@ define ptx_kernel void @parent(ptr %out, i32 %n) {
 }
 
 ; CHECK-LABEL: define void @straight_helper(
-; CHECK:         call i32 @__klap_warp_peers(i32 1, i32 1, i32 1)
-; CHECK:         call void @__klap_launch_chunk(
-; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr null)
+; CHECK-NOT:     @__klap
+; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
 ; CHECK-LABEL: define ptx_kernel void @calls_in_loop(
 ; CHECK-NOT:     @__klap
 ; CHECK:         ret void

@@ -1,14 +1,13 @@
 ; At grid granularity a launch in a device function is aggregated at warp granularity (KLAP204). When
 ; its child's aggregated variant has a grid scope of its own (here @mid__klap, which launches @leaf),
 ; that scope waits for the child threads its chunks count, so the warp chunk must count them too: the
-; record size given to __klap_warp_chunk and __klap_register carries bit 31 (12 | 1 << 31), as @top's
-; scope group for @mid does (the registration counts the peers' threads into the chunk). Without it the scope in @mid__klap never completed and every launch of @leaf was lost (found
+; record size given to __klap_warp_chunk carries bit 31 (12 | 1 << 31), as @top's scope group for @mid
+; does. Without it the scope in @mid__klap never completed and every launch of @leaf was lost (found
 ; by the fuzzer: cases 203-17, 208-14, 216-5, 219-8, 219-18 and 221-34 lost their grandchildren).
 ; The launch of @leaf from the device function is not counted (@leaf launches nothing), and the size
 ; given to __klap_launch_chunk is the bare parameter size.
 ; The runtime's __klap_warp_chunk takes the bit off the record size and hands it to the chunk as its
-; count_threads flag (the RUNTIME lines: the size without bit 31, and bit 31 shifted down), and
-; __klap_register takes it off to find the chunk's arrays.
+; count_threads flag (the RUNTIME lines: the size without bit 31, and bit 31 shifted down).
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -S %s -o %t.ll
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=RUNTIME %s < %t.ll
@@ -23,11 +22,9 @@ declare i32 @__cudaCDP2LaunchDeviceV2(ptr, ptr)
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 
 ; CHECK-LABEL: define void @helper(
-; CHECK:         [[MID:%.*]] = call ptr @__klap_warp_chunk(i32 [[PEERS:%.*]], i32 -2147483636)
-; CHECK-NEXT:    call ptr @__klap_register(ptr [[MID]], i32 [[PEERS]], i32 -2147483636,
+; CHECK:         [[MID:%.*]] = call ptr @__klap_warp_chunk(i32 {{%.*}}, i32 -2147483636)
 ; CHECK:         call void @__klap_launch_chunk(ptr [[MID]], ptr @mid__klap, ptr @mid, i32 12,
-; CHECK:         [[LEAF:%.*]] = call ptr @__klap_warp_chunk(i32 [[PEERS2:%.*]], i32 12)
-; CHECK-NEXT:    call ptr @__klap_register(ptr [[LEAF]], i32 [[PEERS2]], i32 12,
+; CHECK:         [[LEAF:%.*]] = call ptr @__klap_warp_chunk(i32 {{%.*}}, i32 12)
 ; CHECK:         call void @__klap_launch_chunk(ptr [[LEAF]], ptr @leaf__klap, ptr @leaf, i32 12,
 ; CHECK:         ret void
 define void @helper(ptr %out, i32 %n) {
@@ -105,10 +102,6 @@ entry:
   ret void
 }
 
-; RUNTIME-LABEL: define internal ptr @__klap_register(
-; RUNTIME-SAME:    i32 noundef [[PEERS:%[0-9]+]], i32 noundef [[RSIZE:%[0-9]+]], i32 noundef
-; RUNTIME:         and i32 [[RSIZE]], 2147483647
-; RUNTIME:       {{^}}}
 ; RUNTIME-LABEL: define internal ptr @__klap_warp_chunk(
 ; RUNTIME-SAME:    i32 noundef [[SIZE:%[0-9]+]])
 ; RUNTIME-DAG:     and i32 [[SIZE]], 2147483647

@@ -1,8 +1,7 @@
-; At warp granularity, a launch in a loop whose trip count differs between lanes takes the warp path in
-; the loop, like any other (it used to be moved to a block scope, KLAP207, for a deadlock of the old warp
-; path): each time around, the lanes there together are the peers of that launch, claim their chunk
-; together, register, and the lowest launches once they all have written their records. No block scope.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -pass-remarks=klap -pass-remarks-analysis=klap -S %s -o %t.ll 2>%t.remarks
+; At warp granularity, a kernel that launches in a loop has its launches aggregated per block instead
+; (KLAP207): warp-granularity launches made inside a loop deadlocked in the device runtime on the GPU.
+; A kernel with no launch in a loop stays at warp granularity.
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -pass-remarks-analysis=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
@@ -28,19 +27,13 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK-NOT:     __klap_block_enter
+; CHECK:         call ptr @__klap_block_enter(
 ; CHECK:       loop:
-; CHECK:         [[PEERS:%.*]] = call i32 @__klap_warp_peers(
-; CHECK-NEXT:    [[CHUNK:%.*]] = call ptr @__klap_warp_chunk(i32 [[PEERS]], i32 12)
-; CHECK-NEXT:    call ptr @__klap_register(ptr [[CHUNK]], i32 [[PEERS]],
-; CHECK:         call i1 @__klap_warp_leader(i32 [[PEERS]])
-; CHECK:         call void @__klap_launch_chunk(ptr [[CHUNK]],
-; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
-; CHECK:       after:
-; CHECK:         br i1 %more, label %loop, label %exit
+; CHECK:         call ptr @__klap_scope_register(
+; CHECK-NOT:     __klap_warp_chunk
 ; CHECK:       exit:
-; CHECK-NOT:     __klap
-; CHECK:         ret void
+; CHECK:         call i1 @__klap_scope_exit(
+; CHECK:         call void @__klap_scope_launch(
 define ptx_kernel void @parent(ptr %out, i32 %n) {
 entry:
   %blocks = udiv i32 %n, 32
@@ -96,6 +89,5 @@ after:
   ret void
 }
 
-; REMARK:     launch of @child aggregated at warp granularity (12 argument bytes per record, 8 of them passed once) [KLAP200]
-; REMARK:     launch of @child aggregated at warp granularity
+; REMARK:     its kernel launches in a loop: aggregated at block granularity instead of warp (launches made in a loop at warp granularity can deadlock in the device runtime) [KLAP207]
 ; REMARK-NOT: KLAP207

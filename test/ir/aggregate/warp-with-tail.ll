@@ -1,7 +1,6 @@
 ; At warp granularity the NULL-stream and fire-and-forget launches of a kernel that also tail-launches
-; are aggregated like its tail launch, each into its own stream (they used to stay as written, KLAP205,
-; for hangs of the old warp path).
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; stay as written (measured hangs, not yet understood); the tail launch itself is aggregated.
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
@@ -17,15 +16,12 @@ define ptx_kernel void @child(i32 %n) {
   ret void
 }
 
-; REMARK-COUNT-3: launch of @child aggregated at warp granularity (4 argument bytes per record, 4 of them passed once) [KLAP200]
-; REMARK-NOT:  KLAP205
+; REMARK-COUNT-2: launch not aggregated: in a kernel that also tail-launches, a launch into another stream is not aggregated at warp granularity (known hang) [KLAP205]
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK:         call void @__klap_launch_chunk(ptr {{%.*}}, ptr @child__klap, ptr @child, i32 4, i64 1, ptr inttoptr (i64 3 to ptr))
-; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr inttoptr (i64 3 to ptr))
-; CHECK:         call void @__klap_launch_chunk(ptr {{%.*}}, ptr @child__klap, ptr @child, i32 4, i64 1, ptr null)
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr null)
-; CHECK:         call void @__klap_launch_chunk(ptr {{%.*}}, ptr @child__klap, ptr @child, i32 4, i64 1, ptr inttoptr (i64 4 to ptr))
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr inttoptr (i64 4 to ptr))
+; CHECK-NOT:     call void @__klap_launch_chunk
 ; CHECK:         ret void
 define ptx_kernel void @parent(i32 %n) {
 entry:

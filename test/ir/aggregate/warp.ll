@@ -1,7 +1,5 @@
-; Warp granularity: the lanes that reach the launch together (the peers) claim a chunk together and
-; register in it; in the branch where they have records, once each has written its arguments, the
-; lowest lane launches the chunk, right at the launch site. The original launch is in the other branch,
-; after no collective: a lane without a record waits for no lane and is waited for by none.
+; Warp granularity: the lanes that reach the launch together share a chunk; after every lane has
+; registered (or launched on its own), the lowest lane launches, right at the launch site.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -S %s -o - | FileCheck %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
@@ -28,21 +26,12 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK-NOT:     __klap_grid_enter
 ; CHECK-NOT:     __klap_block_enter
-; CHECK:         [[PEERS:%.*]] = call i32 @__klap_warp_peers(i32 %blocks, i32 1, i32 1)
-; CHECK-NEXT:    [[CHUNK:%.*]] = call ptr @__klap_warp_chunk(i32 [[PEERS]], i32 12)
-; CHECK-NEXT:    [[TAGGED:%.*]] = call ptr @__klap_register(ptr [[CHUNK]], i32 [[PEERS]], i32 12, i32 %blocks, i32 1, i32 1, i32 32, i32 1, i32 1, i32 0)
-; CHECK-NEXT:    [[HAS:%.*]] = icmp ne ptr [[TAGGED]], null
-; CHECK-NEXT:    br i1 [[HAS]], label %[[RECORD:.*]], label %[[JOIN:.*]]
-; CHECK:       [[RECORD]]:
-; CHECK:         [[LEADER:%.*]] = call i1 @__klap_warp_leader(i32 [[PEERS]])
+; CHECK:         [[MASK:%.*]] = call i32 @__klap_active_mask()
+; CHECK:         [[CHUNK:%.*]] = call ptr @__klap_warp_chunk(i32 [[MASK]], i32 12)
+; CHECK:         call ptr @__klap_register(ptr [[CHUNK]],
+; CHECK:         [[LEADER:%.*]] = call i1 @__klap_warp_leader(i32 [[MASK]])
 ; CHECK-NEXT:    br i1 [[LEADER]]
 ; CHECK:         call void @__klap_launch_chunk(ptr [[CHUNK]], ptr @child__klap, ptr @child, i32 12, i64 7, ptr null)
-; CHECK-NOT:     call
-; CHECK:       [[JOIN]]:
-; CHECK-NEXT:    [[NONE:%.*]] = xor i1 [[HAS]], true
-; CHECK-NEXT:    br i1 [[NONE]]
-; CHECK-NOT:     __klap
-; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; CHECK-NOT:     __klap_scope_exit
 ; CHECK:         ret void
 define ptx_kernel void @parent(ptr %out, i32 %n) {
