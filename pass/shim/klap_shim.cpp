@@ -155,7 +155,7 @@ struct KlapCtx {
 // The options of klap's transformations, as pass/src/plugin.rs's RawOptions reads them (same fields, same
 // order). Granularity: 0 none, 1 warp, 2 block, 3 grid, 4 auto. DisabledSteps: bit 0 normalize, bit 1
 // aggregate, bit 2 serialize, bit 3 malloc, bit 4 block reuse, bit 5 promote. Promote: 0 none, 1 basic,
-// 255 unset (auto decides).
+// 255 unset (none).
 constexpr uint32_t PromoteUnset = 255;
 struct KlapRustOptions {
   uint32_t Granularity = 3;

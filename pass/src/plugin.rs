@@ -109,7 +109,7 @@ pub struct RawOptions {
     serialize_threshold: u64,
     block_reuse: bool,
     block_reuse_queue: u32,
-    /// 0 none, 1 basic; 255 unset (`auto` granularity promotes where it applies, the others do not).
+    /// 0 none, 1 basic; 255 unset (no promotion: `auto` does not take it yet).
     promote: u32,
 }
 
@@ -141,8 +141,9 @@ impl RawOptions {
             },
             block_reuse_queue: self.block_reuse_queue as u64,
             promote: match self.promote {
+                // Not under `auto`: basic promotion was correct on every size of the six chain benchmarks
+                // but 3% to 32% slower than the chain as written (H100, 2026-11-24, BENCHMARKS.md).
                 1 => Promotion::Basic,
-                255 if self.granularity == 4 => Promotion::Basic,
                 _ => Promotion::None,
             },
         }
