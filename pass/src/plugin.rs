@@ -142,7 +142,7 @@ impl RawOptions {
             block_reuse_queue: self.block_reuse_queue as u64,
             promote: match self.promote {
                 // Not under `auto`: basic promotion was correct on every size of the six chain benchmarks
-                // but 3% to 32% slower than the chain as written (H100, 2026-11-24, BENCHMARKS.md).
+                // but 4% to 34% slower than the chain as written (H100, 2026-11-24, BENCHMARKS.md).
                 1 => Promotion::Basic,
                 _ => Promotion::None,
             },
