@@ -591,6 +591,109 @@ static bool blockUniform(Value *V, UniformityInfo &UI, unsigned Depth) {
   return llvm::all_of(I->operands(), [&](Value *Op) { return blockUniform(Op, UI, Depth + 1); });
 }
 
+// Whether some path leads from From to To without entering Avoid (null: avoid nothing). From == To counts.
+static bool reachesAvoiding(BasicBlock *From, BasicBlock *To, BasicBlock *Avoid) {
+  SmallVector<BasicBlock *, 16> Work{From};
+  SmallPtrSet<BasicBlock *, 32> Seen;
+  while (!Work.empty()) {
+    BasicBlock *BB = Work.pop_back_val();
+    if (BB == Avoid || !Seen.insert(BB).second)
+      continue;
+    if (BB == To)
+      return true;
+    llvm::append_range(Work, successors(BB));
+  }
+  return false;
+}
+
+// The condition of a two-way branch or a switch, else null.
+static Value *branchCondition(Instruction *T) {
+  if (auto *Br = dyn_cast<BranchInst>(T))
+    return Br->isConditional() && Br->getSuccessor(0) != Br->getSuccessor(1) ? Br->getCondition() : nullptr;
+  if (auto *Sw = dyn_cast<SwitchInst>(T))
+    return Sw->getCondition();
+  return nullptr;
+}
+
+// Whether threads of a block that took different successors of a branch they may disagree on can meet
+// at Join still apart: Join is the branch's reconvergence point, or lies on the way from one successor
+// to it while another successor also reaches Join. A phi there may differ between the threads although
+// its incoming values do not.
+static bool divergentJoin(BasicBlock *Join, UniformityInfo &UI, PostDominatorTree &PDT) {
+  for (BasicBlock &B : *Join->getParent()) {
+    Value *Cond = branchCondition(B.getTerminator());
+    if (!Cond || blockUniform(Cond, UI, 0))
+      continue;
+    DomTreeNode *Node = PDT.getNode(&B);
+    BasicBlock *Meet = Node && Node->getIDom() ? Node->getIDom()->getBlock() : nullptr;
+    if (Join == Meet)
+      return true;
+    SmallVector<BasicBlock *, 4> Succs(successors(&B));
+    for (BasicBlock *S : Succs)
+      if (reachesAvoiding(S, Join, Meet) &&
+          llvm::any_of(Succs, [&](BasicBlock *Other) { return Other != S && reachesAvoiding(Other, Join, nullptr); }))
+        return true;
+  }
+  return false;
+}
+
+// blockUniform, with phis: a phi is uniform where its incoming values are and no branch the threads
+// may disagree on makes its block a join (loop counters derived from blockDim, as in a tree reduction).
+static bool blockUniformWithPhis(Value *V, UniformityInfo &UI, PostDominatorTree &PDT, SmallPtrSetImpl<PHINode *> &Open,
+                                 unsigned Depth) {
+  if (blockUniform(V, UI, 0))
+    return true;
+  if (Depth > 8)
+    return false;
+  if (auto *Phi = dyn_cast<PHINode>(V)) {
+    if (!Open.insert(Phi).second)
+      return true;  // A cycle through a loop's phis: uniform if the rest of it is.
+    return !divergentJoin(Phi->getParent(), UI, PDT) &&
+           llvm::all_of(Phi->incoming_values(),
+                        [&](Value *In) { return blockUniformWithPhis(In, UI, PDT, Open, Depth + 1); });
+  }
+  auto *I = dyn_cast<Instruction>(V);
+  if (!I || !(isa<BinaryOperator>(I) || isa<CastInst>(I) || isa<CmpInst>(I) || isa<SelectInst>(I)))
+    return false;
+  return llvm::all_of(I->operands(), [&](Value *Op) { return blockUniformWithPhis(Op, UI, PDT, Open, Depth + 1); });
+}
+
+// A branch after which some threads of a block can reach none of Barriers while others still reach
+// one, on a condition they may disagree on (an early return before a barrier); null if there is none.
+LLVMValueRef klap_exit_before_barrier(KlapCtx *C, LLVMValueRef *Barriers, unsigned NumBarriers) {
+  if (NumBarriers == 0)
+    return nullptr;
+  Function &F = *unwrap<Instruction>(Barriers[0])->getFunction();
+  auto &UI = C->FAM.getResult<UniformityInfoAnalysis>(F);
+  auto &PDT = C->FAM.getResult<PostDominatorTreeAnalysis>(F);
+  // Before: the blocks whose terminator can lead to a barrier; Reach: those and the barriers' blocks, the
+  // blocks from whose start a barrier can be reached.
+  SmallPtrSet<BasicBlock *, 32> Before, Reach;
+  SmallVector<BasicBlock *, 16> Work;
+  for (unsigned K = 0; K < NumBarriers; ++K) {
+    BasicBlock *BB = unwrap<Instruction>(Barriers[K])->getParent();
+    Reach.insert(BB);
+    llvm::append_range(Work, predecessors(BB));
+  }
+  while (!Work.empty()) {
+    BasicBlock *BB = Work.pop_back_val();
+    if (Before.insert(BB).second) {
+      Reach.insert(BB);
+      llvm::append_range(Work, predecessors(BB));
+    }
+  }
+  for (BasicBlock *BB : Before) {
+    Instruction *T = BB->getTerminator();
+    Value *Cond = branchCondition(T);
+    if (!Cond || llvm::all_of(successors(BB), [&](BasicBlock *S) { return Reach.contains(S); }))
+      continue;
+    SmallPtrSet<PHINode *, 8> Open;
+    if (!blockUniformWithPhis(Cond, UI, PDT, Open, 0))
+      return wrap(T);
+  }
+  return nullptr;
+}
+
 // Whether `Cond`, taken as `Taken`, implies threadIdx.x == V for a value V the threads agree on.
 static bool impliesTidXEquals(Value *Cond, bool Taken, UniformityInfo &UI, unsigned Depth) {
   if (Depth > 8)

@@ -762,8 +762,10 @@ pub fn kernel_barriers<'c>(calls: &CallGraph<'c>, kernel: FunctionValue<'c>) -> 
 }
 
 /// `__klap_child_barrier(i32 threads, i1 done) -> i1`: barrier 1 among the first `threads` threads of the
-/// block (0: all of them), non-aligned (the threads that returned from the child wait at another
-/// instruction than those still in it); true when every thread arrived with `done`.
+/// block (0: all of them); true when every thread arrived with `done`. Not inlined: the threads that
+/// returned from the child wait at the same barrier instruction as those still in it. Lanes of one warp
+/// waiting at two instructions of the same barrier stop the kernel with an illegal instruction on an H100
+/// (test/gpu/block_reuse.cu), although PTX's non-aligned barriers read as if that were allowed.
 fn child_barrier<'c>(module: &Module<'c>) -> FunctionValue<'c> {
     const NAME: &str = "__klap_child_barrier";
     if let Some(f) = module.get_function(NAME) {
@@ -772,7 +774,7 @@ fn child_barrier<'c>(module: &Module<'c>) -> FunctionValue<'c> {
     let cx = module.get_context();
     let (i1, i32t) = (cx.bool_type(), cx.i32_type());
     let f = module.add_function(NAME, i1.fn_type(&[i32t.into(), i1.into()], false), Some(Linkage::Internal));
-    f.add_inline_always();
+    f.set_noinline();
     f.set_convergent();
     let all = module.get_or_declare("llvm.nvvm.barrier.cta.red.and.all", i1.fn_type(&[i32t.into(), i1.into()], false));
     let counted = module.get_or_declare("llvm.nvvm.barrier.cta.red.and.count", i1.fn_type(&[i32t.into(), i32t.into(), i1.into()], false));

@@ -45,6 +45,7 @@ extern "C" {
     fn klap_reachable_avoiding(ctx: *mut RawCtx, from: LLVMValueRef, to: LLVMValueRef, avoid: LLVMValueRef) -> bool;
     fn klap_control_divergent(ctx: *mut RawCtx, inst: LLVMValueRef, ignored: *const LLVMValueRef, n: u32) -> bool;
     fn klap_lone_launcher(ctx: *mut RawCtx, inst: LLVMValueRef) -> bool;
+    fn klap_exit_before_barrier(ctx: *mut RawCtx, barriers: *const LLVMValueRef, n: u32) -> LLVMValueRef;
     fn klap_remark(ctx: *mut RawCtx, kind: u32, inst: LLVMValueRef, id: *const c_char, msg: *const c_char);
     fn klap_count(which: u32, n: u32);
     fn klap_strip_constant_offsets(module: LLVMModuleRef, ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
@@ -164,6 +165,16 @@ impl Ctx {
     pub fn lone_launcher(self, inst: InstructionValue) -> bool {
         // SAFETY: inst is an instruction of this module.
         unsafe { klap_lone_launcher(self.0, inst.as_value_ref()) }
+    }
+    /// A branch of the barriers' function after which some threads of a block reach none of `barriers`
+    /// while others still reach one, on a condition they may disagree on (an early return before a
+    /// barrier), if there is one.
+    pub fn exit_before_barrier<'c>(self, barriers: &[InstructionValue<'c>]) -> Option<InstructionValue<'c>> {
+        let raw: Vec<LLVMValueRef> = barriers.iter().map(|v| v.as_value_ref()).collect();
+        // SAFETY: the barriers are instructions of one function of this module; raw lives through the call.
+        let branch = unsafe { klap_exit_before_barrier(self.0, raw.as_ptr(), raw.len() as u32) };
+        // SAFETY: the shim returns null or one of the function's terminators.
+        (!branch.is_null()).then(|| unsafe { InstructionValue::new(branch) })
     }
     /// Whether `inst` may write any of the `size` bytes at `ptr` (LLVM's alias analysis).
     pub fn may_write(self, inst: InstructionValue, ptr: BasicValueEnum, size: u64) -> bool {
@@ -670,6 +681,12 @@ pub trait FunctionExt<'c>: Copy {
         let cx = self.this().get_type().get_context();
         self.this().remove_enum_attribute(AttributeLoc::Function, kind_id("noinline"));
         self.this().add_attribute(AttributeLoc::Function, cx.create_enum_attribute(kind_id("alwaysinline"), 0));
+    }
+    /// Marks the function `noinline` (and not `alwaysinline`).
+    fn set_noinline(self) {
+        let cx = self.this().get_type().get_context();
+        self.this().remove_enum_attribute(AttributeLoc::Function, kind_id("alwaysinline"));
+        self.this().add_attribute(AttributeLoc::Function, cx.create_enum_attribute(kind_id("noinline"), 0));
     }
     /// Marks the function `convergent`: it waits at barriers, so calls of it must not be made to depend
     /// on more or other conditions than they do.

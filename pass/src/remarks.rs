@@ -45,6 +45,7 @@ pub enum Remark {
     ReuseChildNotDefined,
     ReuseLeftToThreads,
     ReuseSharedMemory,
+    ReuseWithAggregation,
     AlreadyTransformed,
     IndexReadNotRemapped,
     ThreadEndWithoutReturn,
@@ -109,6 +110,7 @@ impl Remark {
             Remark::ReuseChildNotDefined => "KLAP314",
             Remark::ReuseLeftToThreads => "KLAP315",
             Remark::ReuseSharedMemory => "KLAP316",
+            Remark::ReuseWithAggregation => "KLAP317",
             Remark::AlreadyTransformed => "KLAP210",
             Remark::IndexReadNotRemapped => "KLAP211",
             Remark::ThreadEndWithoutReturn => "KLAP212",
@@ -182,7 +184,8 @@ impl Remark {
             | Remark::ReuseChildUnfit
             | Remark::ReuseParentUnfit
             | Remark::ReuseChildNotDefined
-            | Remark::ReuseSharedMemory => "launch not reused by its block: ",
+            | Remark::ReuseSharedMemory
+            | Remark::ReuseWithAggregation => "launch not reused by its block: ",
             Remark::Promoted | Remark::PromotedKept => "",
             Remark::PromoteInDeviceFunction
             | Remark::PromoteNotSelf

@@ -4,13 +4,16 @@
 // - barrier: parent threads that return before and after the parent's own barriers; the launching
 //   threads ask for child blocks of the parent's size (run by the block), of half of it (whole warps:
 //   run by its first warps) and of 48 threads (not whole warps: launched as written). The parent runs
-//   once with dynamic shared memory for its children and once without (every launch as written).
+//   once with dynamic shared memory for its children and once without (every launch as written). Its
+//   early return before a barrier keeps its launches as written (KLAP313); `sync` is the same parent
+//   without it, whose launches block reuse takes.
 // - loop: launches in a loop, more than a block's queue holds (the rest launched as written).
 // - warp: a child that sums with warp shuffles, a warp per block (join's shape).
 // - tree: qt's shape, a kernel whose last thread launches 4 blocks of the same kernel, whose threads
 //   meet at barriers, to a bounded depth.
 #include "check.cuh"
 
+#include <cstring>
 #include <vector>
 
 constexpr int PB = 128;     // parent block size
@@ -97,6 +100,25 @@ __global__ void parentBarrier(unsigned *out, unsigned *seen, int n) {
   int slot = p / 8;
   unsigned B = childBlock(slot), extra = extraWords(slot);
   reduce<<<childGrid(slot), B, (B + extra) * sizeof(unsigned)>>>(out, slot, extra, 977u * slot + 1);
+}
+
+// The same launches from a parent whose threads all reach both barriers (no early return): block reuse
+// takes these; parentBarrier's early return before a barrier keeps its launches as written (KLAP313).
+__global__ void parentSync(unsigned *out, unsigned *seen) {
+  __shared__ unsigned here;
+  int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0)
+    here = 0;
+  __syncthreads();
+  atomicAdd(&here, 1u);
+  __syncthreads();
+  if (threadIdx.x == 0)
+    seen[blockIdx.x] = here;
+  if (threadIdx.x % 8 == 0) {
+    int slot = p / 8;
+    unsigned B = childBlock(slot), extra = extraWords(slot);
+    reduce<<<childGrid(slot), B, (B + extra) * sizeof(unsigned)>>>(out, slot, extra, 977u * slot + 1);
+  }
 }
 
 // ---- launches in a loop ----
@@ -210,7 +232,9 @@ constexpr int BLOCKS = (N + PB - 1) / PB;
 constexpr int SLOTS = (N + 7) / 8;
 static unsigned *g_seen;
 
-int main() {
+// With an argument, only the part of that name runs (barrier, sync, loop, warp, tree): to find which part fails.
+int main(int argc, char **argv) {
+  auto part = [&](const char *name) { return argc < 2 || std::strcmp(argv[1], name) == 0; };
   setPendingLaunchLimit(1 << 15);
   CK(cudaMalloc(&g_seen, BLOCKS * sizeof(unsigned)));
 
@@ -220,6 +244,8 @@ int main() {
   };
   // With dynamic shared memory for the children, then without (every launch as written).
   for (size_t dyn : {DYN, (size_t)0}) {
+    if (!part("barrier"))
+      break;
     static size_t s_dyn;
     s_dyn = dyn;
     auto got = run(SLOTS * MAXG, [](unsigned *d) { parentBarrier<<<BLOCKS, PB, s_dyn>>>(d, g_seen, N); });
@@ -233,18 +259,33 @@ int main() {
     }
   }
 
+  if (part("sync")) {
+    auto got = run(BLOCKS * (PB / 8) * MAXG, [](unsigned *d) { parentSync<<<BLOCKS, PB, DYN>>>(d, g_seen); });
+    compare("sync", got, barrierWant);
+    std::vector<unsigned> seen(BLOCKS);
+    CK(cudaMemcpy(seen.data(), g_seen, BLOCKS * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    for (int b = 0; b < BLOCKS; ++b)
+      if (seen[b] != PB)
+        mismatch("sync: block %d counted %u threads between its barriers (want %d)", b, seen[b], PB);
+  }
+
   constexpr int LOOP_SLOTS = LOOP_BLOCKS * (PB / 4) * PER_THREAD;
-  auto loop = run(LOOP_SLOTS * 3 * MAXG, [](unsigned *d) { parentLoop<<<LOOP_BLOCKS, PB, DYN>>>(d); });
-  compare("loop", loop, [](int k) {
-    int slot = k / MAXG, b = k % MAXG;
-    return slot % 3 == 0 && b == 0 ? reduceCpu(slot, 0) : 0xffffffffu;
-  });
+  if (part("loop")) {
+    auto loop = run(LOOP_SLOTS * 3 * MAXG, [](unsigned *d) { parentLoop<<<LOOP_BLOCKS, PB, DYN>>>(d); });
+    compare("loop", loop, [](int k) {
+      int slot = k / MAXG, b = k % MAXG;
+      return slot % 3 == 0 && b == 0 ? reduceCpu(slot, 0) : 0xffffffffu;
+    });
+  }
 
-  auto warp = run(WARP_SLOTS * 2, [](unsigned *d) { parentWarp<<<WARP_SLOTS * 4 / PB, PB>>>(d); });
-  compare("warp", warp, [](int k) { return warpSumCpu(k / 2, k % 2); });
-
-  auto nodes = run(NODES, [](unsigned *d) { tree<<<1, PB>>>(d, 0, 0); });
-  compare("tree", nodes, [](int node) { return treeCpu(node, depthOf(node)); });
+  if (part("warp")) {
+    auto warp = run(WARP_SLOTS * 2, [](unsigned *d) { parentWarp<<<WARP_SLOTS * 4 / PB, PB>>>(d); });
+    compare("warp", warp, [](int k) { return warpSumCpu(k / 2, k % 2); });
+  }
+  if (part("tree")) {
+    auto nodes = run(NODES, [](unsigned *d) { tree<<<1, PB>>>(d, 0, 0); });
+    compare("tree", nodes, [](int node) { return treeCpu(node, depthOf(node)); });
+  }
 
   CK(cudaFree(g_seen));
   return finish();

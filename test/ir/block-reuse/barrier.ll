@@ -41,7 +41,7 @@ define ptx_kernel void @child(ptr %out) {
 ; CHECK: store i32 0, ptr addrspace(3) @parent__klap_reuse_count
 ; CHECK: call void @llvm.nvvm.barrier.cta.sync.all(i32 0)
 ; The parent's own barrier: a reduction the waiting threads take part in.
-; CHECK: call i1 @llvm.nvvm.barrier.cta.red.and.all(i32 0, i1 false)
+; CHECK: call i1 @__klap_reuse_barrier(i1 false)
 ; At the launch: the checks, a slot, the record, or the launch as written.
 ; CHECK: call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 ; CHECK: %[[SLOT:.*]] = atomicrmw add ptr addrspace(3) @parent__klap_reuse_count, i32 %{{.*}} monotonic
@@ -51,7 +51,7 @@ define ptx_kernel void @child(ptr %out) {
 ; CHECK: call i32 @__cudaCDP2LaunchDeviceV2(
 ; CHECK-NOT: ret void
 ; CHECK: klap.reuse.wait:
-; CHECK-NEXT: %[[HERE:.*]] = call i1 @llvm.nvvm.barrier.cta.red.and.all(i32 0, i1 true)
+; CHECK-NEXT: %[[HERE:.*]] = call i1 @__klap_reuse_barrier(i1 true)
 ; CHECK-NEXT: br i1 %[[HERE]], label %klap.reuse.run, label %klap.reuse.wait
 ; CHECK: klap.reuse.record:
 ; CHECK: switch i32 %{{.*}}, label %klap.reuse.next [
@@ -65,8 +65,7 @@ define ptx_kernel void @parent(ptr %out, i32 %n) {
 entry:
   %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %w = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %early = icmp uge i32 %t, %n
-  br i1 %early, label %done, label %work
+  br label %work
 work:
   call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
   %last = add i32 %w, -1
@@ -104,3 +103,15 @@ done:
 ; CHECK: klap.child.returned:
 ; CHECK-NEXT: %[[ALL:.*]] = call i1 @__klap_child_barrier(i32 %klap.threads, i1 true)
 ; CHECK-NEXT: br i1 %[[ALL]], label %klap.child.done, label %klap.child.returned
+
+; Each barrier is one instruction, in a function that is never inlined: lanes of a warp at the exit and
+; lanes at a barrier of the parent (or of the child) wait at the same instruction.
+; CHECK-LABEL: define internal i1 @__klap_child_barrier(i32 %0, i1 %1)
+; CHECK-SAME: #[[NOINLINE:[0-9]+]] {
+; CHECK: call i1 @llvm.nvvm.barrier.cta.red.and.all(i32 1, i1 %1)
+; CHECK: call i1 @llvm.nvvm.barrier.cta.red.and.count(i32 1, i32 %0, i1 %1)
+; CHECK-LABEL: define internal i1 @__klap_reuse_barrier(i1 %0)
+; CHECK-SAME: #[[NOINLINE]] {
+; CHECK-NEXT: entry:
+; CHECK-NEXT: call i1 @llvm.nvvm.barrier.cta.red.and.all(i32 0, i1 %0)
+; CHECK: attributes #[[NOINLINE]] = { convergent noinline }
