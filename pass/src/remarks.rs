@@ -64,6 +64,9 @@ pub enum Remark {
     PromoteThreadEnd,
     PromoteParameters,
     PromotedKept,
+    PromotedPool,
+    PoolConfigVaries,
+    PoolIndexRead,
 }
 
 impl Remark {
@@ -128,6 +131,9 @@ impl Remark {
             Remark::PromoteThreadEnd => "KLAP409",
             Remark::PromoteParameters => "KLAP410",
             Remark::PromotedKept => "KLAP411",
+            Remark::PromotedPool => "KLAP412",
+            Remark::PoolConfigVaries => "KLAP413",
+            Remark::PoolIndexRead => "KLAP414",
         }
     }
 
@@ -165,7 +171,8 @@ impl Remark {
             | Remark::Serialized
             | Remark::MallocAggregated
             | Remark::BlockReused
-            | Remark::Promoted => RemarkKind::Passed,
+            | Remark::Promoted
+            | Remark::PromotedPool => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -183,7 +190,8 @@ impl Remark {
             | Remark::ReuseParentUnfit
             | Remark::ReuseChildNotDefined
             | Remark::ReuseSharedMemory => "launch not reused by its block: ",
-            Remark::Promoted | Remark::PromotedKept => "",
+            Remark::Promoted | Remark::PromotedKept | Remark::PromotedPool => "",
+            Remark::PoolConfigVaries | Remark::PoolIndexRead => "launch not promoted with aggregation: ",
             Remark::PromoteInDeviceFunction
             | Remark::PromoteNotSelf
             | Remark::PromoteGridNotOneBlock
