@@ -525,7 +525,7 @@ fn promote<'c>(
 
     b.position_at_end(buffer_ok);
     let (variant_params, _) = param_layout(module, plan.variant);
-    let mut args = ArgValues::capture(module, site);
+    let args = ArgValues::capture(module, site);
     // A pool takes every argument from its slots; a promoted instance the available ones as arguments.
     for (k, _) in site.writes.iter().enumerate().filter(|(_, w)| plan.pool.is_none() && plan.available[w.param]) {
         let (offset, value, align) = args.writes[k];
@@ -571,17 +571,6 @@ fn promote<'c>(
         block.move_before(body).unwrap();
     }
 
-    // Every use of a postponed parameter takes the value from the parent's slot.
-    for &(param, value) in &taken {
-        param.replace_uses_with(value);
-    }
-    // The arguments captured above name parameters themselves where the launch passes one on: those
-    // taken from the slot are taken values too (in a pool's block, every parameter).
-    for write in args.writes.iter_mut() {
-        if let Some(&(_, value)) = taken.iter().find(|(param, _)| *param == write.1) {
-            write.1 = value;
-        }
-    }
 
     // At the launch: the postponed arguments into the slot, where this thread takes it.
     let b = crate::site::ops::builder_before(module, site.launch);
@@ -596,6 +585,13 @@ fn promote<'c>(
     for ret in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return && Some(*i) != abort_return) {
         b.position_before(&ret);
         b.call(runtime.get(if plan.pool.is_some() { RuntimeFn::PoolExit } else { RuntimeFn::PromoteExit }), &[next]);
+    }
+
+    // Every use of a taken parameter (a postponed one; in a pool's block, every one) takes the value from
+    // the slot: last, so that the code added at the launch site (the arguments stored into the slot, the
+    // launch as written, its configuration) is covered too.
+    for (param, value) in taken {
+        param.replace_uses_with(value);
     }
 }
 
