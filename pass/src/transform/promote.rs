@@ -82,6 +82,9 @@ pub struct Candidate<'c> {
     pub condition: Option<Vec<(IntValue<'c>, bool)>>,
     /// The kernel's parameter bytes.
     pub param_size: u64,
+    /// Per parameter, with aggregation: whether every link passes it on unchanged (the launch's argument is
+    /// the parameter itself), so that a pool takes it as a parameter of its grid rather than from its slots.
+    pub passed_on: Vec<bool>,
 }
 
 impl Candidate<'_> {
@@ -164,14 +167,15 @@ pub fn detect<'c>(module: &Module<'c>, model: &LaunchModel<'c>, graph: &LaunchGr
             }
         })
         .collect();
-    Ok(Candidate { available: available_params, condition: launch_condition(site), param_size })
+    Ok(Candidate { available: available_params, condition: launch_condition(site), param_size, passed_on: Vec::new() })
 }
 
 /// What promotion with aggregation needs beyond [`detect`]: the pool's blocks run the kernel's code as
 /// one-block grids (every index-register read must be remapped), and one grid holds every link of a pool,
 /// so the child's block size and dynamic shared memory must be the same for every link: computed from
 /// constants and parameters that each link passes on to the next unchanged.
-fn detect_pool<'c>(module: &Module<'c>, calls: &CallGraph<'c>, site: &LaunchSite<'c>) -> Result<(), (Remark, String)> {
+/// Returns which parameters every link passes on unchanged.
+fn detect_pool<'c>(module: &Module<'c>, calls: &CallGraph<'c>, site: &LaunchSite<'c>) -> Result<Vec<bool>, (Remark, String)> {
     let f = site.caller;
     if let Some((_, why)) = unremappable_index_read(calls, f) {
         return Err((Remark::PoolIndexRead, format!("{why}: the links of a pool are blocks of one grid, whose blockIdx and gridDim must read as a one-block grid's")));
@@ -197,7 +201,7 @@ fn detect_pool<'c>(module: &Module<'c>, calls: &CallGraph<'c>, site: &LaunchSite
             format!("the child's block {} or shared memory may differ from one link to the next (it is not computed from constants and parameters passed on unchanged): one grid cannot hold the links of a pool", site.block.describe()),
         ));
     }
-    Ok(())
+    Ok(passed_on)
 }
 
 /// Whether `v` has the same value in every link of the chain: computed, as [`available`] allows, from
@@ -369,7 +373,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     let mut chosen: Vec<(FunctionValue<'c>, Candidate<'c>)> = Vec::new();
     for site in &model.sites {
         let detected = detect(module, model, &graph, &calls, site).and_then(|c| match pool {
-            Some(_) => detect_pool(module, &calls, site).map(|()| c),
+            Some(_) => detect_pool(module, &calls, site).map(|passed_on| Candidate { passed_on, ..c }),
             None => Ok(c),
         });
         match detected {
@@ -409,7 +413,15 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             let site = model.sites.iter().find(|s| s.caller == f).expect("the promoted kernel's launch");
             // Each form's own values (the promoted form's launch is a copy of the host form's).
             let condition = launch_condition(site);
-            let plan = Plan { kernel, variant, available: &candidate.available, condition, param_size: candidate.param_size, pool };
+            let plan = Plan {
+                kernel,
+                variant,
+                available: &candidate.available,
+                condition,
+                param_size: candidate.param_size,
+                pool,
+                passed_on: &candidate.passed_on,
+            };
             promote(module, &runtime, &entries, site, f, incoming, &plan);
         }
         module.add_named_metadata_string(PROMOTED_METADATA, &kernel.name());
@@ -431,6 +443,27 @@ struct Plan<'a, 'c> {
     param_size: u64,
     /// Promotion with aggregation: the links per pool (the variant is the pool form).
     pool: Option<u64>,
+    /// With aggregation: the parameters every link passes on unchanged, passed to a pool's grid.
+    passed_on: &'a [bool],
+}
+
+impl Plan<'_, '_> {
+    /// Whether parameter `i` is taken from the slot: in a promoted instance the postponed ones; in a pool's
+    /// block every one that a link may change.
+    fn from_slot(&self, i: usize) -> bool {
+        match self.pool {
+            Some(_) => !self.passed_on[i],
+            None => !self.available[i],
+        }
+    }
+
+    /// Whether parameter `i` is an argument of the early launch (the promoted instance's, or the pool's).
+    fn in_launch(&self, i: usize) -> bool {
+        match self.pool {
+            Some(_) => self.passed_on[i],
+            None => self.available[i],
+        }
+    }
 }
 
 /// Promotes the launch `site` of `f` (the host's form, or the promoted one with its `incoming` slot).
@@ -470,7 +503,7 @@ fn promote<'c>(
         abort_return = Some(b.build_return(None).expect("builder positioned"));
         run.move_after(entry).expect("a block of f");
         b.position_at_end(run);
-        for (i, p) in params.iter().enumerate().filter(|(i, _)| plan.pool.is_some() || !plan.available[*i]) {
+        for (i, p) in params.iter().enumerate().filter(|(i, _)| plan.from_slot(*i)) {
             let value = b.load_aligned(p.ty, b.byte_gep(args, p.offset), p.align.min(16) as u32);
             taken.push((f.get_nth_param(i as u32).unwrap(), value));
         }
@@ -526,8 +559,9 @@ fn promote<'c>(
     b.position_at_end(buffer_ok);
     let (variant_params, _) = param_layout(module, plan.variant);
     let args = ArgValues::capture(module, site);
-    // A pool takes every argument from its slots; a promoted instance the available ones as arguments.
-    for (k, _) in site.writes.iter().enumerate().filter(|(_, w)| plan.pool.is_none() && plan.available[w.param]) {
+    // A promoted instance takes the available arguments as arguments; a pool those passed on unchanged (the
+    // same for every link), the others from its slots.
+    for (k, _) in site.writes.iter().enumerate().filter(|(_, w)| plan.in_launch(w.param)) {
         let (offset, value, align) = args.writes[k];
         let v = b.freeze(materialize(value, &b, &mut clones));
         b.store_aligned(v, b.byte_gep(buffer.result(), offset), align);
@@ -577,8 +611,8 @@ fn promote<'c>(
     let take_fn = if plan.pool.is_some() { RuntimeFn::PoolTake } else { RuntimeFn::PromoteTake };
     let store_to = b.call_value(runtime.get(take_fn), &[next]);
     let take = b.is_not_null(store_to);
-    // Into a pool's slot, every argument (the next link has no other).
-    let postponed: Vec<bool> = site.writes.iter().map(|w| plan.pool.is_some() || !plan.available[w.param]).collect();
+    // Into the slot, the arguments the next link takes from it.
+    let postponed: Vec<bool> = site.writes.iter().map(|w| plan.from_slot(w.param)).collect();
     guarded_replace(module, entries, site, &args, &b, take, |b, _| args.store_where(b, store_to, &postponed, true));
 
     // Every thread counts itself out where it returns.
@@ -587,7 +621,7 @@ fn promote<'c>(
         b.call(runtime.get(if plan.pool.is_some() { RuntimeFn::PoolExit } else { RuntimeFn::PromoteExit }), &[next]);
     }
 
-    // Every use of a taken parameter (a postponed one; in a pool's block, every one) takes the value from
+    // Every use of a taken parameter (a postponed one; in a pool's block, every one not passed on) takes the value from
     // the slot: last, so that the code added at the launch site (the arguments stored into the slot, the
     // launch as written, its configuration) is covered too.
     for (param, value) in taken {

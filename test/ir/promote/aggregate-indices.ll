@@ -2,7 +2,7 @@
 ; chain of one-block grids, so in the pool form (and in a copy of the device function it calls) blockIdx
 ; reads give 0 and gridDim reads 1; threadIdx and blockDim stay the block's own. The host's entry keeps its
 ; own indices. The block size is a parameter each link passes on unchanged, so one grid holds a pool, and
-; the pool form takes it, like every parameter, from its slot (also for the launch as written).
+; the pool's grid takes it as its own argument; %first, which each link changes, comes from the slot.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;promote=aggregate;promote-pool=4;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
@@ -21,20 +21,18 @@
 ; CHECK:         call i32 @row()
 ; CHECK-LABEL: define ptx_kernel void @chain__klap_pool(
 ; CHECK:       klap.promote.run:
-; CHECK:         getelementptr inbounds i8, ptr {{%.*}}, i64 12
+; CHECK-NEXT:    getelementptr inbounds i8, ptr {{%.*}}, i64 12
 ; CHECK-NEXT:    [[FIRST:%.*]] = load i32, ptr {{%.*}}, align 4
-; CHECK-NEXT:    [[A:%.*]] = getelementptr inbounds i8, ptr {{%.*}}, i64 16
-; CHECK-NEXT:    [[BS:%.*]] = load i32, ptr [[A]], align 4
-; CHECK:         freeze i32 [[BS]]
+; CHECK-NEXT:    call i1 @__klap_promote_leader()
+; CHECK:         freeze i32 %bs
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @chain__klap_pool,
 ; CHECK-NOT:     ctaid
 ; CHECK:         call i32 @row__klap_pool()
 ; CHECK-NEXT:    [[I0:%.*]] = add i32 [[FIRST]], %t.klap
 ; CHECK-NEXT:    [[I1:%.*]] = add i32 [[I0]], 0
 ; CHECK-NEXT:    mul i32 [[I1]], 1
-; CHECK:         insertvalue %struct.dim3 poison, i32 [[BS]], 0
+; CHECK:         insertvalue %struct.dim3 poison, i32 %bs, 0
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @chain,
-; CHECK:         store i32 [[BS]],
 ; CHECK-LABEL: define internal i32 @row__klap_pool()
 ; CHECK-NEXT:    call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 ; CHECK-NEXT:    mul i32 0,

@@ -1,7 +1,8 @@
 ; Promotion with aggregation of a chain link (los's form, reduced; test/ir/promote/chain.ll for basic
 ; promotion): the host's entry launches a pool of 128 links (one grid of 128 blocks of @chain__klap_pool) at
 ; its start, fire-and-forget; each block of the pool takes a logical index, waits for the release of the link
-; before it and takes every argument from its slot (the link before computed them all); the block with the
+; before it and takes the arguments a link changes from its slot (those every link passes on unchanged,
+; %out and %n, are arguments of the pool's grid); the block with the
 ; pool's last index launches the next pool. Every thread counts itself out at its return (the last releases
 ; the successor's slot); a block whose predecessor never reached the launch ends at once (the abort path).
 ; The output with the runtime inlined assembles and links.
@@ -16,8 +17,9 @@
 
 ; REMARK: remark: {{.*}}launch of @chain promoted with aggregation (pool of 128): arguments available at entry: #0 #1 #2; postponed: #3; launch condition: computed at entry from the parameters [KLAP412]
 
-; The host's entry: thread 0 launches the first pool where the launch condition holds, with the pool's record
-; (128 slots of 20 argument bytes) as its one argument, into the fire-and-forget stream.
+; The host's entry: thread 0 launches the first pool where the launch condition holds, into the
+; fire-and-forget stream, with the pool's record (128 slots of 20 argument bytes) and the parameters every link
+; passes on unchanged (%out, %n) as the pool grid's own arguments.
 ; CHECK-LABEL: define ptx_kernel void @chain(ptr %out, i32 %n, i32 %first, float %acc)
 ; CHECK:       klap.promote:
 ; CHECK:         call i1 @__klap_promote_leader()
@@ -28,6 +30,11 @@
 ; CHECK:       klap.promote.buffer:
 ; CHECK:         [[BUF:%.*]] = call ptr @__cudaCDP2GetParameterBufferV2(ptr @chain__klap_pool, ptr byval(%struct.dim3) align 4 [[GRID]],
 ; CHECK:       klap.promote.launch:
+; CHECK-NEXT:    [[OUT0:%.*]] = freeze ptr %out
+; CHECK-NEXT:    store ptr [[OUT0]], ptr [[BUF]], align 8
+; CHECK-NEXT:    [[N0:%.*]] = freeze i32 %n
+; CHECK-NEXT:    [[AN0:%.*]] = getelementptr inbounds i8, ptr [[BUF]], i64 8
+; CHECK-NEXT:    store i32 [[N0]], ptr [[AN0]], align 4
 ; CHECK-NEXT:    [[AT:%.*]] = getelementptr inbounds i8, ptr [[BUF]], i64 24
 ; CHECK-NEXT:    store ptr [[POOL]], ptr [[AT]], align 8
 ; CHECK-NEXT:    call i32 @__cudaCDP2LaunchDeviceV2(ptr [[BUF]], ptr inttoptr (i64 4 to ptr))
@@ -35,26 +42,24 @@
 ; CHECK:         call void @__klap_promote_cancel(ptr [[POOL]])
 ; CHECK:       klap.promote.join:
 ; CHECK:         [[NEXT:%.*]] = call ptr @__klap_pool_share(ptr null, ptr
-; At the launch site: every argument into slot 0 of the pool; the launch as written where there is none.
+; At the launch site: the arguments a link changes into slot 0 of the pool; the launch as written where
+; there is no slot.
 ; CHECK:         [[SLOT:%.*]] = call ptr @__klap_pool_take(ptr [[NEXT]])
-; CHECK:         store ptr %out, ptr [[SLOT]]
-; CHECK:         store i32 %n,
-; CHECK:         store i32 %end,
-; CHECK:         store float %acc2,
+; CHECK:         [[A2:%.*]] = getelementptr inbounds i8, ptr [[SLOT]], i64 12
+; CHECK-NEXT:    store i32 %end, ptr [[A2]]
+; CHECK-NEXT:    [[A3:%.*]] = getelementptr inbounds i8, ptr [[SLOT]], i64 16
+; CHECK-NEXT:    store float %acc2, ptr [[A3]]
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @chain,
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; CHECK:         call void @__klap_pool_exit(ptr [[NEXT]])
 ; CHECK-NEXT:    ret void
 
-; A block of a pool: its index and its wait in the runtime's enter, every parameter from the slot; only the
-; leader of the block with the pool's last index launches the next pool.
+; A block of a pool: its index and its wait in the runtime's enter, the parameters a link changes from the
+; slot; only the leader of the block with the pool's last index launches the next pool.
 ; CHECK-LABEL: define ptx_kernel void @chain__klap_pool(ptr %out, i32 %n, i32 %first, float %acc, ptr %klap.pool)
 ; CHECK:         [[ARGS:%.*]] = call ptr @__klap_pool_enter(ptr %klap.pool, i32 20)
 ; CHECK:         icmp ne ptr [[ARGS]], null
 ; CHECK:       klap.promote.run:
-; CHECK-NEXT:    [[OUT:%.*]] = load ptr, ptr [[ARGS]], align 8
-; CHECK-NEXT:    [[AN:%.*]] = getelementptr inbounds i8, ptr [[ARGS]], i64 8
-; CHECK-NEXT:    [[N:%.*]] = load i32, ptr [[AN]], align 4
 ; CHECK-NEXT:    [[AF:%.*]] = getelementptr inbounds i8, ptr [[ARGS]], i64 12
 ; CHECK-NEXT:    [[FIRST:%.*]] = load i32, ptr [[AF]], align 4
 ; CHECK-NEXT:    [[AA:%.*]] = getelementptr inbounds i8, ptr [[ARGS]], i64 16
@@ -64,17 +69,20 @@
 ; CHECK-NEXT:    and i1 [[LEAD]], [[LAST]]
 ; CHECK:         call ptr @__klap_pool_alloc(i32 128, i32 20)
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @chain__klap_pool,
+; CHECK:         store ptr {{%.*}},
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr %{{.*}}, ptr inttoptr (i64 4 to ptr))
 ; CHECK:         [[NEXT2:%.*]] = call ptr @__klap_pool_share(ptr %klap.pool, ptr
-; The body reads the taken values, not the parameters.
+; The body reads the taken values, and the parameters passed on unchanged.
 ; CHECK:         add nsw i32 [[FIRST]], 64
+; CHECK:         call i32 @llvm.smin.i32(i32 %n,
+; CHECK:         getelementptr inbounds float, ptr %out,
 ; CHECK:         fadd float [[ACC]],
 ; CHECK:         [[SLOT2:%.*]] = call ptr @__klap_pool_take(ptr [[NEXT2]])
-; CHECK:         store ptr [[OUT]], ptr [[SLOT2]]
-; CHECK:         store i32 [[N]],
+; CHECK:         store i32 %end.klap,
+; CHECK:         store float %acc2.klap,
 ; Where there is no successor slot: the host's entry, launched as written.
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @chain,
-; CHECK:         store ptr [[OUT]],
+; CHECK:         store ptr %out,
 ; CHECK:         call void @__klap_pool_exit(ptr [[NEXT2]])
 ; CHECK-NEXT:    ret void
 ; The chain ended before this link: the block ends at once, without counting out.
