@@ -24,6 +24,18 @@
 //! already running, so it never keeps its parent from running. Where there is no slot (the pool is
 //! full) or the early launch failed, the launch is made where it was written (`guarded_replace`).
 //!
+//! Promotion with aggregation ([`run`] at `promote=aggregate`, KLAP section III-B, Fig. 5c;
+//! docs/promotion.md): the promoted form is the pool form `K__klap_pool(params..., ptr pool)`
+//! (child.rs: blockIdx reads 0, gridDim 1), and thread 0 of the host's entry launches a pool of
+//! `promote_pool` links at once, one grid of that many blocks, with a record of one slot per link. Each
+//! block takes a logical index from the record's counter, waits for the release of the slot its
+//! predecessor fills (the runtime's `__klap_pool_enter`), and takes from it the parameters a link changes;
+//! those every link passes on unchanged are arguments of the pool's grid. The block holding the pool's last
+//! index launches the next pool after its wait. Where the chain ends, the pool's remaining blocks see the
+//! abort flag and end. Beyond [`detect`], the block size and shared memory must be the same for every link
+//! (KLAP413) and every index-register read remappable (KLAP414); a launch that fails those stays as
+//! written. Pools go into the fire-and-forget stream (see the comment at the launch).
+//!
 //! Releasing at the parent's end rather than at the launch site orders the child after everything its
 //! parent does: what a tail launch gives, more than a fire-and-forget launch needs. The promoted launch
 //! goes into the stream the launch was written with: a tail launch made at the start still runs only once
