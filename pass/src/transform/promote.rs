@@ -462,7 +462,7 @@ struct Plan<'a, 'c> {
 impl Plan<'_, '_> {
     /// Whether parameter `i` is taken from the slot: in a promoted instance the postponed ones; in a pool's
     /// block every one that a link may change.
-    fn from_slot(&self, i: usize) -> bool {
+    fn taken_from_slot(&self, i: usize) -> bool {
         match self.pool {
             Some(_) => !self.passed_on[i],
             None => !self.available[i],
@@ -515,7 +515,7 @@ fn promote<'c>(
         abort_return = Some(b.build_return(None).expect("builder positioned"));
         run.move_after(entry).expect("a block of f");
         b.position_at_end(run);
-        for (i, p) in params.iter().enumerate().filter(|(i, _)| plan.from_slot(*i)) {
+        for (i, p) in params.iter().enumerate().filter(|(i, _)| plan.taken_from_slot(*i)) {
             let value = b.load_aligned(p.ty, b.byte_gep(args, p.offset), p.align.min(16) as u32);
             taken.push((f.get_nth_param(i as u32).unwrap(), value));
         }
@@ -624,7 +624,7 @@ fn promote<'c>(
     let store_to = b.call_value(runtime.get(take_fn), &[next]);
     let take = b.is_not_null(store_to);
     // Into the slot, the arguments the next link takes from it.
-    let postponed: Vec<bool> = site.writes.iter().map(|w| plan.from_slot(w.param)).collect();
+    let postponed: Vec<bool> = site.writes.iter().map(|w| plan.taken_from_slot(w.param)).collect();
     guarded_replace(module, entries, site, &args, &b, take, |b, _| args.store_where(b, store_to, &postponed, true));
 
     // Every thread counts itself out where it returns.
