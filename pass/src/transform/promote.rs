@@ -504,8 +504,8 @@ fn promote<'c>(
     let mut abort_return = None;
     let enter = if plan.pool.is_some() { RuntimeFn::PoolEnter } else { RuntimeFn::PromoteEnter };
     if let Some(slot) = incoming {
-        // A pool's block: its logical index, the wait for the link before it, its arguments (all of them:
-        // the link before computed them) or the end where the chain ended before it.
+        // A promoted instance waits for its parent; a pool's block takes its logical index and waits for the
+        // link before it. Then the arguments from the slot, or the end where the chain ended before.
         let args = b.call_value(runtime.get(enter), &[slot, bytes]);
         let go = b.is_not_null(args);
         let run = cx.append_basic_block(f, "klap.promote.run");
@@ -617,8 +617,7 @@ fn promote<'c>(
         block.move_before(body).unwrap();
     }
 
-
-    // At the launch: the postponed arguments into the slot, where this thread takes it.
+    // At the launch: the arguments taken from the slot into it, where this thread takes it.
     let b = crate::site::ops::builder_before(module, site.launch);
     let take_fn = if plan.pool.is_some() { RuntimeFn::PoolTake } else { RuntimeFn::PromoteTake };
     let store_to = b.call_value(runtime.get(take_fn), &[next]);
@@ -633,9 +632,9 @@ fn promote<'c>(
         b.call(runtime.get(if plan.pool.is_some() { RuntimeFn::PoolExit } else { RuntimeFn::PromoteExit }), &[next]);
     }
 
-    // Every use of a taken parameter (a postponed one; in a pool's block, every one not passed on) takes the value from
-    // the slot: last, so that the code added at the launch site (the arguments stored into the slot, the
-    // launch as written, its configuration) is covered too.
+    // Every use of a taken parameter (a postponed one; in a pool's block, every one not passed on) takes
+    // the value from the slot: last, so that the code added at the launch site (the arguments stored into
+    // the slot, the launch as written, its configuration) is covered too.
     for (param, value) in taken {
         param.replace_uses_with(value);
     }
