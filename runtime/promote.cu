@@ -118,3 +118,169 @@ DEVICE char *__klap_promote_enter(Chunk *c, u32 arg_bytes) {
   __syncthreads();
   return klap_promote_go ? klap_promote_args : 0;
 }
+
+// ---- promotion with aggregation (KLAP section III-B, Fig. 5c) ------------------------------------------
+//
+// A link launches a pool of `size` descendants at once: one grid of `size` blocks of the promoted kernel's
+// pool form. The pool's record (one chunk of the bounded pool) has a header and one slot per link of the
+// pool, laid out as a PromoteSlot (state, then from byte 16 the link's arguments in the kernel's parameter
+// layout). Slot i is written and released by the link before logical link i: the launcher of the pool for
+// i = 0, logical link i - 1 of the pool otherwise; the pool's last link writes slot 0 of the next pool.
+//
+// Logical indices are handed out by one counter in the header, taken by thread 0 of each block as it
+// starts (so in the order blocks start running, not in blockIdx order): a block waits only for the link
+// before its own, whose index was taken earlier by a block that was already running, or for the pool's
+// launcher, which runs. No block waits for a block that is not yet scheduled, so the pool cannot deadlock
+// however many of its blocks fit on the device at once. Where the chain ends (a link does not reach its
+// launch, so its successor's slot is released without TAKEN), the block that sees it sets `abort`, and
+// every block still waiting (all of them after it: none of their slots will be released) ends at once.
+// Each block counts itself finished once it no longer touches the record; the last one frees it.
+struct PromotePool {
+  u32 ticket;   // logical indices handed out
+  u32 abort;    // set once the chain has ended: the blocks still waiting end
+  u32 finished; // blocks done with the record
+  u32 size;     // links (blocks) of the pool
+  u32 stride;   // bytes of one link's slot
+  u32 reserved[3];
+};
+enum { POOL_HEADER = 32 };
+
+INLINE PromotePool *pool_of(Chunk *c) { return (PromotePool *)c->args; }
+INLINE PromoteSlot *pool_link(PromotePool *p, u32 i) {
+  return (PromoteSlot *)((char *)p + POOL_HEADER + (u64)i * p->stride);
+}
+
+// The pool state of the running block: its pool (null in the host's form), its logical index, the slot it
+// releases at its end (its successor's), and its count of threads that have returned.
+struct PromotePoolBlock {
+  Chunk *own;
+  PromoteSlot *next;
+  u32 index;
+  u32 last;
+  u32 exited;
+  u32 threads;
+};
+SHARED PromotePoolBlock klap_pool_block;
+
+// The block is done with its pool's record; the last of the pool's blocks gives the record back.
+INLINE void pool_finish(Chunk *c) {
+  PromotePool *p = pool_of(c);
+  u32 size = p->size;
+  fence();
+  if ((u32)__nvvm_atom_add_gen_i((int *)&p->finished, 1) + 1 == size)
+    chunk_free(c);
+}
+
+// The record of a pool of `size` links with `arg_bytes` bytes of arguments each, all slots unreleased;
+// null where the pool has no room (the launch is then made as written).
+DEVICE Chunk *__klap_pool_alloc(u32 size, u32 arg_bytes) {
+  if (arg_bytes > PROMOTE_ARGS_MAX || size == 0 || size > (1u << 16))
+    return 0;
+  u32 stride = 16 + ((arg_bytes + 15) & ~15u);
+  u32 bytes = POOL_HEADER + size * stride;
+  // Small slabs where at most 64 of them hold the record, else large ones (at most 8).
+  u32 small = slabs_for(1, bytes, SMALL_SLAB, 65);
+  u32 large = small > 64;
+  Chunk *c = chunk_alloc(large, large ? slabs_for(1, bytes, LARGE_SLAB, 8) : small, bytes, 0);
+  if (!c)
+    return 0;
+  PromotePool *p = pool_of(c);
+  p->ticket = 0;
+  p->abort = 0;
+  p->finished = 0;
+  p->size = size;
+  p->stride = stride;
+  for (u32 i = 0; i < size; ++i)
+    pool_link(p, i)->state = 0;
+  // The launch that follows makes these writes visible to the pool's blocks.
+  return c;
+}
+
+// Every thread of a pool's block, at its start: thread 0 takes the block's logical index, waits for the
+// release of the link before it (or for the pool's abort), copies its arguments (`arg_bytes`) into shared
+// memory; the index is broadcast through shared memory before any thread goes on. Returns where the
+// arguments are, or null where the chain ended before this link (the block is counted finished and ends).
+DEVICE char *__klap_pool_enter(Chunk *c, u32 arg_bytes) {
+  if (tid_linear() == 0) {
+    PromotePool *p = pool_of(c);
+    u32 i = (u32)__nvvm_atom_add_gen_i((int *)&p->ticket, 1);
+    PromoteSlot *s = pool_link(p, i);
+    u32 state;
+    // Once `abort` is set no slot after the one that set it is ever released: the link is not run.
+    while (!((state = load_relaxed(&s->state)) & PROMOTE_DONE) && !load_relaxed(&p->abort))
+      ;
+    fence();
+    u32 go = (state & PROMOTE_DONE) && (state & PROMOTE_TAKEN);
+    if (go) {
+      u32 words = (arg_bytes < PROMOTE_ARGS_MAX ? arg_bytes : PROMOTE_ARGS_MAX) / 4 + (arg_bytes % 4 != 0);
+      for (u32 k = 0; k < words; ++k)
+        ((u32 *)klap_promote_args)[k] = ((const u32 *)s->args)[k];
+    } else {
+      store_relaxed(&p->abort, 1u);
+    }
+    klap_pool_block.own = c;
+    klap_pool_block.index = i;
+    klap_pool_block.last = i + 1 == p->size;
+    klap_promote_go = go;
+    if (!go)
+      pool_finish(c);
+  }
+  __syncthreads();
+  return klap_promote_go ? klap_promote_args : 0;
+}
+
+// Whether the running block of a pool holds the pool's last logical index (it launches the next pool).
+ACCESSOR bool __klap_pool_last() { return klap_pool_block.last != 0; }
+
+// Every thread, at the start: `own` is the block's pool (null in the host's form), `launched` the pool
+// that thread 0 launched (or null). Returns the slot this block releases at its end, for all: the next
+// link's in its own pool, else slot 0 of the pool it launched, else null (no successor: the launch site,
+// if reached, launches as written).
+DEVICE PromoteSlot *__klap_pool_share(Chunk *own, Chunk *launched) {
+  if (tid_linear() == 0) {
+    PromoteSlot *next = launched ? pool_link(pool_of(launched), 0) : 0;
+    if (own) {
+      PromotePool *p = pool_of(own);
+      if (klap_pool_block.index + 1 < p->size)
+        next = pool_link(p, klap_pool_block.index + 1);
+    }
+    klap_pool_block.own = own;
+    klap_pool_block.next = next;
+    klap_pool_block.exited = 0;
+    klap_pool_block.threads =
+        __nvvm_read_ptx_sreg_ntid_x() * __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_ntid_z();
+  }
+  __syncthreads();
+  return klap_pool_block.next;
+}
+
+// The thread that reaches the launch site: where to store the successor's arguments, or null where there
+// is no successor slot or another thread took it first (the launch is then made as written).
+DEVICE char *__klap_pool_take(PromoteSlot *s) {
+  if (!s)
+    return 0;
+  u32 old = (u32)__nvvm_atom_or_gen_i((int *)&s->state, (int)PROMOTE_TAKEN);
+  return (old & PROMOTE_TAKEN) ? 0 : s->args;
+}
+
+// Every thread at its return: counted out of the block; the last one releases the successor (after a
+// fence, so that the whole block's writes come before the release) and then counts the block finished in
+// its pool.
+DEVICE void __klap_pool_exit(PromoteSlot *s) {
+  Chunk *own = klap_pool_block.own;
+  if (!s && !own)
+    return;
+  fence();
+  u32 mask = active_mask();
+  __nvvm_bar_warp_sync(mask);
+  if (lane_id() != (u32)__builtin_ctz(mask))
+    return;
+  u32 n = __builtin_popcount(mask);
+  if ((u32)__nvvm_atom_add_gen_i((int *)&klap_pool_block.exited, (int)n) + n != klap_pool_block.threads)
+    return;
+  fence();
+  if (s)
+    __nvvm_atom_or_gen_i((int *)&s->state, (int)PROMOTE_DONE);
+  if (own)
+    pool_finish(own);
+}

@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
 # GPU check of kernel launch promotion on KLAP's six chain benchmarks (examples/PROMOTION.md).
 # Usage: scripts/promote-check.sh OUTDIR [build|run|all]   (default all)
-#   build  compiles each benchmark twice: at granularity none (klap-normalize only: the chain as written)
-#          and at promote=basic (granularity none), into OUTDIR/none and OUTDIR/basic
+#   build  compiles each benchmark in each mode (MODES, default "none basic aggregate"): at granularity
+#          none (klap-normalize only: the chain as written), at promote=basic and at promote=aggregate
+#          (promotion with aggregation, pools of 128 links; both at granularity none), into OUTDIR/<mode>
 #   run    runs every build on every size of its bench.json (configs and sweep), 3 reps, 120 s each, and
 #          prints one line per run: `OK|FAIL mode bench args [median time_ms]`; exits non-zero if one failed
 # A run passes when it exits 0 and prints `CHECK PASS` (the GPU result equals the CPU reference, and every
 # link of the chain ran); a hang (a promoted child waiting for a parent that never releases it) is a
-# timeout, so a FAIL.
+# timeout, so a FAIL. At aggregate, a pool's blocks that wait for a link that never releases them hang the
+# same way.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:?usage: $0 OUTDIR [build|run|all]}"
 what="${2:-all}"
 benches=(los pd pt sc unq upd)
-modes=(none basic)
+read -r -a modes <<<"${MODES:-none basic aggregate}"
 flags_for() {
   case "$1" in
     none) echo "-mllvm -klap-granularity=none" ;;
     basic) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=basic" ;;
+    aggregate) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=aggregate" ;;
+    *) echo "unknown mode $1" >&2; exit 2 ;;
   esac
 }
 if [ "$what" = build ] || [ "$what" = all ]; then

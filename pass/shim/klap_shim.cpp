@@ -104,9 +104,18 @@ static cl::opt<unsigned> BlockReuseQueueOpt("klap-block-reuse-queue",
                                             cl::init(DefaultBlockReuseQueue));
 static cl::opt<std::string> PromoteOpt(
     "klap-promote",
-    cl::desc("Kernel launch promotion of one-block kernels that launch themselves: none, basic (default: "
-             "none, or where it applies under -klap-granularity=auto)"),
+    cl::desc("Kernel launch promotion of one-block kernels that launch themselves: none, basic, aggregate "
+             "(default: none, or where it applies under -klap-granularity=auto)"),
     cl::init(""));
+
+// KLAP's granularity of promotion with aggregation (MICRO 2016, section IV: PA is a pool of 128), not yet
+// measured here.
+static constexpr unsigned DefaultPromotePool = 128;
+
+static cl::opt<unsigned> PromotePoolOpt("klap-promote-pool",
+                                        cl::desc("Links per pool with -klap-promote=aggregate (one grid of that "
+                                                 "many blocks)"),
+                                        cl::init(DefaultPromotePool));
 
 // One switch per step of the pipeline (plugin.rs), for finding which step a problem comes from.
 static cl::opt<bool> DisableNormalizeOpt("klap-disable-normalize", cl::desc("Skip klap's normalize step"),
@@ -155,7 +164,7 @@ struct KlapCtx {
 // The options of klap's transformations, as pass/src/plugin.rs's RawOptions reads them (same fields, same
 // order). Granularity: 0 none, 1 warp, 2 block, 3 grid, 4 auto. DisabledSteps: bit 0 normalize, bit 1
 // aggregate, bit 2 serialize, bit 3 malloc, bit 4 block reuse, bit 5 promote. Promote: 0 none, 1 basic,
-// 255 unset (none).
+// 2 aggregate, 255 unset (none). PromotePool: links per pool at promote=aggregate.
 constexpr uint32_t PromoteUnset = 255;
 struct KlapRustOptions {
   uint32_t Granularity = 3;
@@ -169,6 +178,7 @@ struct KlapRustOptions {
   bool BlockReuse = false;
   uint32_t BlockReuseQueue = DefaultBlockReuseQueue;
   uint32_t Promote = PromoteUnset;
+  uint32_t PromotePool = DefaultPromotePool;
 };
 
 extern "C" {
@@ -269,10 +279,13 @@ std::optional<unsigned> parsePromote(StringRef S) {
   return StringSwitch<std::optional<unsigned>>(S)
       .Case("none", 0)
       .Case("basic", 1)
+      .Case("aggregate", 2)
       .Case("auto", PromoteUnset)
       .Default(std::nullopt);
 }
-constexpr char PromoteValues[] = "none, basic or auto";
+constexpr char PromoteValues[] = "none, basic, aggregate or auto";
+// The most links a pool may have (its record, a slot per link, must fit the runtime's largest chunk).
+constexpr unsigned MaxPromotePool = 1u << 16;
 
 std::optional<unsigned> parseGranularity(StringRef S) {
   return StringSwitch<std::optional<unsigned>>(S)
@@ -304,6 +317,11 @@ KlapOptions optionsFromCommandLine() {
       report_fatal_error(Twine("klap: -klap-promote must be ") + PromoteValues + ", not '" + PromoteOpt + "'",
                          /*gen_crash_diag=*/false);
   }
+  if (PromotePoolOpt == 0 || PromotePoolOpt > MaxPromotePool)
+    report_fatal_error(Twine("klap: -klap-promote-pool must be 1 to ") + Twine(MaxPromotePool) + ", not " +
+                           Twine(unsigned(PromotePoolOpt)),
+                       /*gen_crash_diag=*/false);
+  O.Rust.PromotePool = PromotePoolOpt;
   O.Rust.BlockReuse = BlockReuseOpt;
   O.Rust.BlockReuseQueue = BlockReuseQueueOpt;
   O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) |
@@ -315,8 +333,8 @@ KlapOptions optionsFromCommandLine() {
 
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
-//      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;promote=none|basic|auto;
-//      no-inline-runtime>
+//      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;promote=none|basic|aggregate|auto;
+//      promote-pool=N;no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
   KlapOptions O = optionsFromCommandLine();
   while (!Params.empty()) {
@@ -354,6 +372,12 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
         return make_error<StringError>(Twine("klap: promote must be ") + PromoteValues + ", not '" + P + "'",
                                        inconvertibleErrorCode());
       O.Rust.Promote = *Promote;
+    } else if (P.consume_front("promote-pool=")) {
+      unsigned N;
+      if (P.getAsInteger(10, N) || N == 0 || N > MaxPromotePool)
+        return make_error<StringError>(Twine("klap: promote-pool needs a number from 1 to ") + Twine(MaxPromotePool),
+                                       inconvertibleErrorCode());
+      O.Rust.PromotePool = N;
     } else if (P == "no-inline-runtime") {
       O.InlineRuntime = false;
     } else if (P.consume_front("pool-mib=")) {
@@ -389,6 +413,11 @@ std::string toParams(const KlapOptions &O) {
     S += ";pool-mib=" + std::to_string(O.Rust.PoolBytes >> 20);
   if (O.Rust.Trace)
     S += ";trace";
+  static const char *const Promotions[] = {"none", "basic", "aggregate"};
+  if (O.Rust.Promote < 3)
+    S += std::string(";promote=") + Promotions[O.Rust.Promote];
+  if (O.Rust.PromotePool != DefaultPromotePool)
+    S += ";promote-pool=" + std::to_string(O.Rust.PromotePool);
   if (!O.InlineRuntime)
     S += ";no-inline-runtime";
   return S;

@@ -28,6 +28,11 @@
 //! - [`VariantKind::Promoted`]: `K__klap_promoted(params..., ptr slot)`, a kernel with the kernel's code
 //!   as it is (its index registers its own), for the instances a promoted launch makes
 //!   (transform/promote.rs adds the wait for the parent and the parameters taken from the slot).
+//! - [`VariantKind::Pool`]: `K__klap_pool(params..., ptr pool)`, the kernel's code for the blocks of a
+//!   pool of promoted links launched as one grid (promotion with aggregation): each block is one link,
+//!   a grid of one block in the chain as written, so its reads of blockIdx give 0 and of gridDim 1, in
+//!   the kernel and in copies of the device functions it calls (threadIdx and blockDim are its own).
+//!   transform/promote.rs adds the dynamic index, the wait, and the parameters taken from the slot.
 
 use crate::callgraph::CallGraph;
 use crate::llvm::{
@@ -47,6 +52,7 @@ pub enum VariantKind {
     Serial,
     Block,
     Promoted,
+    Pool,
 }
 
 /// A variant of a child kernel.
@@ -75,6 +81,8 @@ pub struct ChildVariants<'a, 'c> {
     remapped: HashMap<FunctionValue<'c>, FunctionValue<'c>>,
     /// Copies of device functions that take the index registers as twelve trailing arguments.
     with_indices: HashMap<FunctionValue<'c>, FunctionValue<'c>>,
+    /// Copies of device functions whose blockIdx reads give 0 and gridDim reads 1 (pool variants).
+    one_block: HashMap<FunctionValue<'c>, FunctionValue<'c>>,
     variants: HashMap<(FunctionValue<'c>, VariantKind), Variant<'c>>,
 }
 
@@ -92,6 +100,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             readers,
             remapped: HashMap::new(),
             with_indices: HashMap::new(),
+            one_block: HashMap::new(),
             variants: HashMap::new(),
         }
     }
@@ -272,17 +281,34 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         self.variants[&key].function
     }
 
+    /// `K__klap_pool(params..., ptr pool)`: `kernel`'s code as one link of a pool of promoted links
+    /// (callers check [`unremappable_index_read`] first): its blockIdx reads give 0, its gridDim reads 1.
+    pub fn pool(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
+        let key = (kernel, VariantKind::Pool);
+        if !self.variants.contains_key(&key) {
+            let v = self.build_with_extra_pointer(kernel, "__klap_pool", "klap.pool");
+            self.as_one_block(v.function);
+            self.variants.insert(key, v);
+        }
+        self.variants[&key].function
+    }
+
     fn build_promoted(&mut self, kernel: FunctionValue<'c>) -> Variant<'c> {
+        self.build_with_extra_pointer(kernel, "__klap_promoted", "klap.slot")
+    }
+
+    /// A kernel `K<suffix>(params..., ptr <pointer>)` with `kernel`'s code, as yet unchanged.
+    fn build_with_extra_pointer(&mut self, kernel: FunctionValue<'c>, suffix: &str, pointer: &str) -> Variant<'c> {
         let cx = self.module.get_context();
         let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_type().get_param_types().into_iter().map(|t| t.into()).collect();
         types.push(cx.ptr_type(AddressSpace::default()).into());
-        let f = self.module.add_function(&format!("{}__klap_promoted", kernel.name()), cx.void_type().fn_type(&types, false), None);
+        let f = self.module.add_function(&format!("{}{suffix}", kernel.name()), cx.void_type().fn_type(&types, false), None);
         f.set_ptx_kernel();
         f.set_linkage(kernel.get_linkage());
         for (p, q) in f.get_params().iter().zip(kernel.get_params()) {
             p.set_value_name(&q.get_name().to_string_lossy());
         }
-        f.get_last_param().unwrap().set_value_name("klap.slot");
+        f.get_last_param().unwrap().set_value_name(pointer);
         let entry = cx.append_basic_block(f, "klap.entry");
         let args: Vec<BasicValueEnum<'c>> = f.get_params()[..kernel.count_params() as usize].to_vec();
         kernel.clone_body_into(f, &args);
@@ -557,6 +583,36 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         t.add_incoming(&[(&zero, blocks_head), (&t_next, thread_body)]);
         let body_start = thread_body.get_first_instruction().unwrap();
         Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0 }
+    }
+
+    /// Makes `f` see a grid of one block: its blockIdx reads give 0 and its gridDim reads 1, also in the
+    /// device functions it calls (through copies of those that read an index register).
+    fn as_one_block(&mut self, f: FunctionValue<'c>) {
+        let i32t = self.module.get_context().i32_type();
+        for inst in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Call) {
+            let Some(callee) = inst.called_function() else { continue };
+            if let Some(register) = IndexRegister::read_by(&callee.name()) {
+                let value = match register.register {
+                    "ctaid" => 0,
+                    "nctaid" => 1,
+                    _ => continue,
+                };
+                inst.replace_uses_with(i32t.const_int(value, false));
+                inst.erase();
+            } else if self.readers.contains(&callee) && !callee.is_ptx_kernel() {
+                let copy = match self.one_block.get(&callee) {
+                    Some(&c) => c,
+                    None => {
+                        let c = callee.clone_function(&format!("{}__klap_pool", callee.name()));
+                        c.set_linkage(crate::llvm::Linkage::Internal);
+                        self.one_block.insert(callee, c);
+                        self.as_one_block(c);
+                        c
+                    }
+                };
+                inst.set_called_function(copy);
+            }
+        }
     }
 
     /// Points the index-register reads of `f` at the runtime's accessors, through copies of the device

@@ -109,8 +109,9 @@ pub struct RawOptions {
     serialize_threshold: u64,
     block_reuse: bool,
     block_reuse_queue: u32,
-    /// 0 none, 1 basic; 255 unset (no promotion: `auto` does not take it yet).
+    /// 0 none, 1 basic, 2 aggregate; 255 unset (no promotion: `auto` does not take it yet).
     promote: u32,
+    promote_pool: u32,
 }
 
 impl RawOptions {
@@ -144,8 +145,11 @@ impl RawOptions {
                 // Not under `auto`: basic promotion was correct on every size of the six chain benchmarks
                 // but 4% to 34% slower than the chain as written (H100, 2026-11-24, BENCHMARKS.md).
                 1 => Promotion::Basic,
+                // Not under `auto` either: not yet measured on a GPU.
+                2 => Promotion::Aggregate,
                 _ => Promotion::None,
             },
+            promote_pool: self.promote_pool as u64,
         }
     }
 }

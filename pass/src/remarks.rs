@@ -65,6 +65,9 @@ pub enum Remark {
     PromoteThreadEnd,
     PromoteParameters,
     PromotedKept,
+    PromotedPool,
+    PoolConfigVaries,
+    PoolIndexRead,
 }
 
 impl Remark {
@@ -130,6 +133,9 @@ impl Remark {
             Remark::PromoteThreadEnd => "KLAP409",
             Remark::PromoteParameters => "KLAP410",
             Remark::PromotedKept => "KLAP411",
+            Remark::PromotedPool => "KLAP412",
+            Remark::PoolConfigVaries => "KLAP413",
+            Remark::PoolIndexRead => "KLAP414",
         }
     }
 
@@ -167,7 +173,8 @@ impl Remark {
             | Remark::Serialized
             | Remark::MallocAggregated
             | Remark::BlockReused
-            | Remark::Promoted => RemarkKind::Passed,
+            | Remark::Promoted
+            | Remark::PromotedPool => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -186,7 +193,8 @@ impl Remark {
             | Remark::ReuseChildNotDefined
             | Remark::ReuseSharedMemory
             | Remark::ReuseWithAggregation => "launch not reused by its block: ",
-            Remark::Promoted | Remark::PromotedKept => "",
+            Remark::Promoted | Remark::PromotedKept | Remark::PromotedPool => "",
+            Remark::PoolConfigVaries | Remark::PoolIndexRead => "launch not promoted with aggregation: ",
             Remark::PromoteInDeviceFunction
             | Remark::PromoteNotSelf
             | Remark::PromoteGridNotOneBlock

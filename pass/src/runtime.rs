@@ -104,6 +104,12 @@ pub enum RuntimeFn {
     PromoteTake,
     PromoteExit,
     PromoteEnter,
+    PoolAlloc,
+    PoolEnter,
+    PoolLast,
+    PoolShare,
+    PoolTake,
+    PoolExit,
     IndexRegister(IndexRegister),
 }
 
@@ -149,6 +155,13 @@ const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
     (RuntimeFn::PromoteTake, "__klap_promote_take", Ptr, &[Ptr]),
     (RuntimeFn::PromoteExit, "__klap_promote_exit", Void, &[Ptr]),
     (RuntimeFn::PromoteEnter, "__klap_promote_enter", Ptr, &[Ptr, I32]),
+    // Promotion with aggregation (runtime/promote.cu): a pool of links launched as one grid.
+    (RuntimeFn::PoolAlloc, "__klap_pool_alloc", Ptr, &[I32, I32]),
+    (RuntimeFn::PoolEnter, "__klap_pool_enter", Ptr, &[Ptr, I32]),
+    (RuntimeFn::PoolLast, "__klap_pool_last", I1, &[]),
+    (RuntimeFn::PoolShare, "__klap_pool_share", Ptr, &[Ptr, Ptr]),
+    (RuntimeFn::PoolTake, "__klap_pool_take", Ptr, &[Ptr]),
+    (RuntimeFn::PoolExit, "__klap_pool_exit", Void, &[Ptr]),
 ];
 
 impl RuntimeFn {

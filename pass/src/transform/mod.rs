@@ -49,6 +49,8 @@ pub struct Options {
     pub block_reuse_queue: u64,
     /// Kernel launch promotion of one-block kernels that launch themselves (transform/promote.rs).
     pub promote: promote::Promotion,
+    /// Links per pool at `promote=aggregate` (`-klap-promote-pool`).
+    pub promote_pool: u64,
 }
 
 /// Which launches block reuse takes.

@@ -24,6 +24,18 @@
 //! already running, so it never keeps its parent from running. Where there is no slot (the pool is
 //! full) or the early launch failed, the launch is made where it was written (`guarded_replace`).
 //!
+//! Promotion with aggregation ([`run`] at `promote=aggregate`, KLAP section III-B, Fig. 5c;
+//! docs/promotion.md): the promoted form is the pool form `K__klap_pool(params..., ptr pool)`
+//! (child.rs: blockIdx reads 0, gridDim 1), and thread 0 of the host's entry launches a pool of
+//! `promote_pool` links at once, one grid of that many blocks, with a record of one slot per link. Each
+//! block takes a logical index from the record's counter, waits for the release of the slot its
+//! predecessor fills (the runtime's `__klap_pool_enter`), and takes from it the parameters a link changes;
+//! those every link passes on unchanged are arguments of the pool's grid. The block holding the pool's last
+//! index launches the next pool after its wait. Where the chain ends, the pool's remaining blocks see the
+//! abort flag and end. Beyond [`detect`], the block size and shared memory must be the same for every link
+//! (KLAP413) and every index-register read remappable (KLAP414); a launch that fails those stays as
+//! written. Pools go into the fire-and-forget stream (see the comment at the launch).
+//!
 //! Releasing at the parent's end rather than at the launch site orders the child after everything its
 //! parent does: what a tail launch gives, more than a fire-and-forget launch needs. The promoted launch
 //! goes into the stream the launch was written with: a tail launch made at the start still runs only once
@@ -33,14 +45,14 @@
 
 use super::Options;
 use crate::callgraph::CallGraph;
-use crate::child::{hoist_allocas, ChildVariants};
+use crate::child::{hoist_allocas, unremappable_index_read, ChildVariants};
 use crate::llvm::{
     AddressSpace, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue,
     InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Operand, ValueExt,
 };
 use crate::remarks::Remark;
 use crate::runtime::{Runtime, RuntimeFn, Settings};
-use crate::site::abi::Stream;
+use crate::site::abi::{Stream, STREAM_FIRE_AND_FORGET};
 use crate::site::graph::LaunchGraph;
 use crate::site::ops::{dim3_type, entry_alloca, guarded_replace, ArgValues, CanonicalEntries};
 use crate::site::{self, param_layout, LaunchModel, LaunchSite, WriteKind};
@@ -51,6 +63,8 @@ use std::collections::HashMap;
 pub enum Promotion {
     None,
     Basic,
+    /// Promotion with aggregation (KLAP section III-B): a link launches a pool of descendants as one grid.
+    Aggregate,
 }
 
 impl Promotion {
@@ -58,6 +72,7 @@ impl Promotion {
         match self {
             Promotion::None => "none",
             Promotion::Basic => "basic",
+            Promotion::Aggregate => "aggregate",
         }
     }
 }
@@ -79,6 +94,9 @@ pub struct Candidate<'c> {
     pub condition: Option<Vec<(IntValue<'c>, bool)>>,
     /// The kernel's parameter bytes.
     pub param_size: u64,
+    /// Per parameter, with aggregation: whether every link passes it on unchanged (the launch's argument is
+    /// the parameter itself), so that a pool takes it as a parameter of its grid rather than from its slots.
+    pub passed_on: Vec<bool>,
 }
 
 impl Candidate<'_> {
@@ -161,7 +179,72 @@ pub fn detect<'c>(module: &Module<'c>, model: &LaunchModel<'c>, graph: &LaunchGr
             }
         })
         .collect();
-    Ok(Candidate { available: available_params, condition: launch_condition(site), param_size })
+    Ok(Candidate { available: available_params, condition: launch_condition(site), param_size, passed_on: Vec::new() })
+}
+
+/// What promotion with aggregation needs beyond [`detect`]: the pool's blocks run the kernel's code as
+/// one-block grids (every index-register read must be remapped), and one grid holds every link of a pool,
+/// so the child's block size and dynamic shared memory must be the same for every link: computed from
+/// constants and parameters that each link passes on to the next unchanged.
+/// Returns which parameters every link passes on unchanged.
+fn detect_pool<'c>(module: &Module<'c>, calls: &CallGraph<'c>, site: &LaunchSite<'c>) -> Result<Vec<bool>, (Remark, String)> {
+    let f = site.caller;
+    if let Some((_, why)) = unremappable_index_read(calls, f) {
+        return Err((Remark::PoolIndexRead, format!("{why}: the links of a pool are blocks of one grid, whose blockIdx and gridDim must read as a one-block grid's")));
+    }
+    let (params, _) = param_layout(module, f);
+    let passed_on: Vec<bool> = (0..params.len())
+        .map(|i| {
+            let writes: Vec<_> = site.writes.iter().filter(|w| w.param == i).collect();
+            match writes.as_slice() {
+                [w] if w.offset == params[i].offset && w.size == params[i].size => match w.kind {
+                    WriteKind::Store { value } => value.as_param() == Some((f, i as u32)),
+                    _ => false,
+                },
+                _ => false,
+            }
+        })
+        .collect();
+    let config: Vec<BasicValueEnum<'c>> = site.block.fields.iter().filter_map(|v| *v).chain([site.smem]).collect();
+    let mut budget = 64u32;
+    if !config.iter().all(|&v| invariant_within(v, f, &passed_on, &mut budget)) {
+        return Err((
+            Remark::PoolConfigVaries,
+            format!("the child's block {} or shared memory may differ from one link to the next (it is not computed from constants and parameters passed on unchanged): one grid cannot hold the links of a pool", site.block.describe()),
+        ));
+    }
+    Ok(passed_on)
+}
+
+/// Whether `v` has the same value in every link of the chain: computed, as [`available`] allows, from
+/// constants and from the parameters that each link passes on unchanged (`passed_on`).
+fn invariant_within<'c>(v: BasicValueEnum<'c>, f: FunctionValue<'c>, passed_on: &[bool], budget: &mut u32) -> bool {
+    if v.is_constant() {
+        return true;
+    }
+    if let Some((g, i)) = v.as_param() {
+        return g == f && passed_on.get(i as usize).copied().unwrap_or(false);
+    }
+    let Some(i) = v.as_instruction() else { return false };
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    use InstructionOpcode::*;
+    let operands: Vec<BasicValueEnum<'c>> = if i.get_opcode() == Call {
+        if !i.called_function().is_some_and(|c| pure_intrinsic(&c.name())) {
+            return false;
+        }
+        i.call_args()
+    } else if i.is_pure_computation() && !matches!(i.get_opcode(), UDiv | SDiv | URem | SRem) {
+        (0..i.get_num_operands()).filter_map(|k| match i.get_operand(k) {
+            Some(Operand::Value(op)) => Some(op),
+            _ => None,
+        }).collect()
+    } else {
+        return false;
+    };
+    operands.into_iter().all(|op| invariant_within(op, f, passed_on, budget))
 }
 
 /// Whether `v` is computed only from `f`'s parameters and constants, by computations that may run
@@ -298,15 +381,27 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     }
     let graph = LaunchGraph::build(model);
     let calls = CallGraph::build(module);
+    let pool = (options.promote == Promotion::Aggregate).then_some(options.promote_pool.max(1));
     let mut chosen: Vec<(FunctionValue<'c>, Candidate<'c>)> = Vec::new();
     for site in &model.sites {
-        match detect(module, model, &graph, &calls, site) {
+        let detected = detect(module, model, &graph, &calls, site).and_then(|c| match pool {
+            Some(_) => detect_pool(module, &calls, site).map(|passed_on| Candidate { passed_on, ..c }),
+            None => Ok(c),
+        });
+        match detected {
             Ok(candidate) => {
-                Remark::Promoted.emit(
-                    ctx,
-                    site.launch,
-                    &format!("launch of @{} promoted ({}): {}", site.child.name(), options.promote.as_str(), candidate.describe()),
-                );
+                match pool {
+                    Some(n) => Remark::PromotedPool.emit(
+                        ctx,
+                        site.launch,
+                        &format!("launch of @{} promoted with aggregation (pool of {n}): {}", site.child.name(), candidate.describe()),
+                    ),
+                    None => Remark::Promoted.emit(
+                        ctx,
+                        site.launch,
+                        &format!("launch of @{} promoted ({}): {}", site.child.name(), options.promote.as_str(), candidate.describe()),
+                    ),
+                }
                 chosen.push((site.caller, candidate));
             }
             Err((remark, why)) => remark.emit(ctx, site.launch, &why),
@@ -317,7 +412,10 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     }
     let runtime = Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace })?;
     let mut variants = ChildVariants::new(module, None);
-    let promoted: Vec<(FunctionValue<'c>, FunctionValue<'c>)> = chosen.iter().map(|(k, _)| (*k, variants.promoted(*k))).collect();
+    let promoted: Vec<(FunctionValue<'c>, FunctionValue<'c>)> = chosen
+        .iter()
+        .map(|(k, _)| (*k, if pool.is_some() { variants.pool(*k) } else { variants.promoted(*k) }))
+        .collect();
     // The promoted forms' launches, and the host forms' as they are now.
     ctx.invalidate_analyses();
     let model = site::analyze_quietly(module, ctx);
@@ -327,7 +425,15 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             let site = model.sites.iter().find(|s| s.caller == f).expect("the promoted kernel's launch");
             // Each form's own values (the promoted form's launch is a copy of the host form's).
             let condition = launch_condition(site);
-            let plan = Plan { kernel, variant, available: &candidate.available, condition, param_size: candidate.param_size };
+            let plan = Plan {
+                kernel,
+                variant,
+                available: &candidate.available,
+                condition,
+                param_size: candidate.param_size,
+                pool,
+                passed_on: &candidate.passed_on,
+            };
             promote(module, &runtime, &entries, site, f, incoming, &plan);
         }
         module.add_named_metadata_string(PROMOTED_METADATA, &kernel.name());
@@ -347,6 +453,29 @@ struct Plan<'a, 'c> {
     available: &'a [bool],
     condition: Option<Vec<(IntValue<'c>, bool)>>,
     param_size: u64,
+    /// Promotion with aggregation: the links per pool (the variant is the pool form).
+    pool: Option<u64>,
+    /// With aggregation: the parameters every link passes on unchanged, passed to a pool's grid.
+    passed_on: &'a [bool],
+}
+
+impl Plan<'_, '_> {
+    /// Whether parameter `i` is taken from the slot: in a promoted instance the postponed ones; in a pool's
+    /// block every one that a link may change.
+    fn taken_from_slot(&self, i: usize) -> bool {
+        match self.pool {
+            Some(_) => !self.passed_on[i],
+            None => !self.available[i],
+        }
+    }
+
+    /// Whether parameter `i` is an argument of the early launch (the promoted instance's, or the pool's).
+    fn in_launch(&self, i: usize) -> bool {
+        match self.pool {
+            Some(_) => self.passed_on[i],
+            None => self.available[i],
+        }
+    }
 }
 
 /// Promotes the launch `site` of `f` (the host's form, or the promoted one with its `incoming` slot).
@@ -373,8 +502,11 @@ fn promote<'c>(
     let (params, _) = param_layout(module, plan.kernel);
     let mut taken: Vec<(BasicValueEnum<'c>, BasicValueEnum<'c>)> = Vec::new();
     let mut abort_return = None;
+    let enter = if plan.pool.is_some() { RuntimeFn::PoolEnter } else { RuntimeFn::PromoteEnter };
     if let Some(slot) = incoming {
-        let args = b.call_value(runtime.get(RuntimeFn::PromoteEnter), &[slot, bytes]);
+        // A promoted instance waits for its parent; a pool's block takes its logical index and waits for the
+        // link before it. Then the arguments from the slot, or the end where the chain ended before.
+        let args = b.call_value(runtime.get(enter), &[slot, bytes]);
         let go = b.is_not_null(args);
         let run = cx.append_basic_block(f, "klap.promote.run");
         let end = cx.append_basic_block(f, "klap.promote.aborted");
@@ -383,7 +515,7 @@ fn promote<'c>(
         abort_return = Some(b.build_return(None).expect("builder positioned"));
         run.move_after(entry).expect("a block of f");
         b.position_at_end(run);
-        for (i, p) in params.iter().enumerate().filter(|(i, _)| !plan.available[*i]) {
+        for (i, p) in params.iter().enumerate().filter(|(i, _)| plan.taken_from_slot(*i)) {
             let value = b.load_aligned(p.ty, b.byte_gep(args, p.offset), p.align.min(16) as u32);
             taken.push((f.get_nth_param(i as u32).unwrap(), value));
         }
@@ -392,6 +524,11 @@ fn promote<'c>(
     // Thread 0 launches the next instance, where the launch condition known here holds.
     let mut clones = HashMap::new();
     let mut launch_now = b.call_value(runtime.get(RuntimeFn::PromoteLeader), &[]).into_int_value();
+    if plan.pool.is_some() && incoming.is_some() {
+        // In a pool, only the block with the last logical index launches: the next pool.
+        let last = b.call_value(runtime.get(RuntimeFn::PoolLast), &[]).into_int_value();
+        launch_now = b.build_and(launch_now, last, "").unwrap();
+    }
     for &(cond, leads) in plan.condition.iter().flatten() {
         let mut v = b.freeze(materialize(cond.into(), &b, &mut clones)).into_int_value();
         if !leads {
@@ -404,12 +541,16 @@ fn promote<'c>(
     b.build_conditional_branch(launch_now, launch, join).unwrap();
 
     b.position_at_end(launch);
-    let slot = b.call_value(runtime.get(RuntimeFn::PromoteSlot), &[bytes]);
+    let slot = match plan.pool {
+        Some(n) => b.call_value(runtime.get(RuntimeFn::PoolAlloc), &[i32t.const_int(n, false).into(), bytes]),
+        None => b.call_value(runtime.get(RuntimeFn::PromoteSlot), &[bytes]),
+    };
     let dim3 = dim3_type(module);
     let block_fields: Vec<BasicValueEnum<'c>> = site.block.fields.iter().map(|v| b.freeze(materialize(v.unwrap(), &b, &mut clones))).collect();
     let smem = b.freeze(materialize(site.smem, &b, &mut clones));
     let one = i32t.const_int(1, false).into();
-    let dims = [[one, one, one], [block_fields[0], block_fields[1], block_fields[2]]].map(|fields| {
+    let blocks = i32t.const_int(plan.pool.unwrap_or(1), false).into();
+    let dims = [[blocks, one, one], [block_fields[0], block_fields[1], block_fields[2]]].map(|fields| {
         let at = entry_alloca(module, f, dim3.into(), 4);
         for (k, v) in fields.into_iter().enumerate() {
             b.store_aligned(v, b.byte_gep(at, 4 * k as u64), 4);
@@ -430,14 +571,29 @@ fn promote<'c>(
     b.position_at_end(buffer_ok);
     let (variant_params, _) = param_layout(module, plan.variant);
     let args = ArgValues::capture(module, site);
-    for (k, _) in site.writes.iter().enumerate().filter(|(_, w)| plan.available[w.param]) {
+    // A promoted instance takes the available arguments as arguments; a pool those passed on unchanged (the
+    // same for every link), the others from its slots.
+    for (k, _) in site.writes.iter().enumerate().filter(|(_, w)| plan.in_launch(w.param)) {
         let (offset, value, align) = args.writes[k];
         let v = b.freeze(materialize(value, &b, &mut clones));
         b.store_aligned(v, b.byte_gep(buffer.result(), offset), align);
     }
     let slot_param = variant_params.last().unwrap();
     b.store_aligned(slot, b.byte_gep(buffer.result(), slot_param.offset), slot_param.align as u32);
-    let status = b.call_value(entries.launch_entry(site.ptsz), &[buffer.result(), site.stream_operand]).into_int_value();
+    // A pool goes into the fire-and-forget stream whatever stream the chain was written with. Within a pool
+    // the links are ordered only by the release (after a fence, once every thread of the link has
+    // returned) and the acquire of the slot flags, which give a link everything its predecessor did; the
+    // same flag orders a pool's first link after the link that launched the pool, so the stream adds no
+    // order that is needed. A tail launch (pd, upd) would add one that is harmful: the next pool would
+    // start only once the whole launching pool had completed, its launch latency never hidden. A
+    // fire-and-forget pool can be resident before its first slot is released: its blocks wait only for
+    // lower logical indices (runtime/promote.cu), so they cannot keep the launching pool from running, and
+    // every block of that pool is running already (the launcher holds its last index).
+    let stream = match plan.pool {
+        Some(_) => cx.i64_type().const_int(STREAM_FIRE_AND_FORGET, false).const_to_pointer(ptr).into(),
+        None => site.stream_operand,
+    };
+    let status = b.call_value(entries.launch_entry(site.ptsz), &[buffer.result(), stream]).into_int_value();
     let launched = b.build_int_compare(IntPredicate::EQ, status, i32t.const_zero(), "").unwrap();
     b.build_conditional_branch(launched, join, failed).unwrap();
 
@@ -452,28 +608,35 @@ fn promote<'c>(
     b.position_at_end(join);
     let mine = b.build_phi(ptr, "").unwrap();
     mine.add_incoming(&[(&null, from), (&null, launch), (&slot, buffer_ok), (&null, failed)]);
-    let next = b.call_value(runtime.get(RuntimeFn::PromoteShare), &[mine.as_basic_value()]);
+    let next = match plan.pool {
+        Some(_) => b.call_value(runtime.get(RuntimeFn::PoolShare), &[incoming.unwrap_or(null), mine.as_basic_value()]),
+        None => b.call_value(runtime.get(RuntimeFn::PromoteShare), &[mine.as_basic_value()]),
+    };
     b.build_unconditional_branch(body).unwrap();
     for block in [launch, get_buffer, buffer_ok, failed, join] {
         block.move_before(body).unwrap();
     }
 
-    // Every use of a postponed parameter takes the value from the parent's slot.
-    for (param, value) in taken {
-        param.replace_uses_with(value);
-    }
-
-    // At the launch: the postponed arguments into the slot, where this thread takes it.
+    // At the launch: the arguments taken from the slot into it, where this thread takes it.
     let b = crate::site::ops::builder_before(module, site.launch);
-    let store_to = b.call_value(runtime.get(RuntimeFn::PromoteTake), &[next]);
+    let take_fn = if plan.pool.is_some() { RuntimeFn::PoolTake } else { RuntimeFn::PromoteTake };
+    let store_to = b.call_value(runtime.get(take_fn), &[next]);
     let take = b.is_not_null(store_to);
-    let postponed: Vec<bool> = site.writes.iter().map(|w| !plan.available[w.param]).collect();
+    // Into the slot, the arguments the next link takes from it.
+    let postponed: Vec<bool> = site.writes.iter().map(|w| plan.taken_from_slot(w.param)).collect();
     guarded_replace(module, entries, site, &args, &b, take, |b, _| args.store_where(b, store_to, &postponed, true));
 
     // Every thread counts itself out where it returns.
     for ret in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return && Some(*i) != abort_return) {
         b.position_before(&ret);
-        b.call(runtime.get(RuntimeFn::PromoteExit), &[next]);
+        b.call(runtime.get(if plan.pool.is_some() { RuntimeFn::PoolExit } else { RuntimeFn::PromoteExit }), &[next]);
+    }
+
+    // Every use of a taken parameter (a postponed one; in a pool's block, every one not passed on) takes
+    // the value from the slot: last, so that the code added at the launch site (the arguments stored into
+    // the slot, the launch as written, its configuration) is covered too.
+    for (param, value) in taken {
+        param.replace_uses_with(value);
     }
 }
 
