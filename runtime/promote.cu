@@ -37,6 +37,14 @@ SHARED u32 klap_promote_go;
 SHARED __attribute__((aligned(16))) char klap_promote_args[PROMOTE_ARGS_MAX];
 
 INLINE PromoteSlot *promote_slot(Chunk *c) { return (PromoteSlot *)c->args; }
+INLINE u32 block_thread_count() {
+  return __nvvm_read_ptx_sreg_ntid_x() * __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_ntid_z();
+}
+// The first thread to reach a launch site takes the slot's argument space; the others get null.
+INLINE char *slot_take(PromoteSlot *s) {
+  u32 old = (u32)__nvvm_atom_or_gen_i((int *)&s->state, (int)PROMOTE_TAKEN);
+  return (old & PROMOTE_TAKEN) ? 0 : s->args;
+}
 
 // The thread that launches the next instance at the start of the kernel.
 ACCESSOR bool __klap_promote_leader() { return tid_linear() == 0; }
@@ -61,8 +69,7 @@ DEVICE Chunk *__klap_promote_share(Chunk *c) {
   if (tid_linear() == 0) {
     klap_promote.next = c;
     klap_promote.exited = 0;
-    klap_promote.threads =
-        __nvvm_read_ptx_sreg_ntid_x() * __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_ntid_z();
+    klap_promote.threads = block_thread_count();
   }
   __syncthreads();
   return klap_promote.next;
@@ -70,13 +77,7 @@ DEVICE Chunk *__klap_promote_share(Chunk *c) {
 
 // The thread that reaches the launch site: where to store the postponed arguments, or null where there is
 // no slot or another thread took it first (that thread's launch is made as written).
-DEVICE char *__klap_promote_take(Chunk *c) {
-  if (!c)
-    return 0;
-  PromoteSlot *s = promote_slot(c);
-  u32 old = (u32)__nvvm_atom_or_gen_i((int *)&s->state, (int)PROMOTE_TAKEN);
-  return (old & PROMOTE_TAKEN) ? 0 : s->args;
-}
+DEVICE char *__klap_promote_take(Chunk *c) { return c ? slot_take(promote_slot(c)) : 0; }
 
 // Every thread at its return: counted out of the block; the last one releases the child. Each thread's
 // fence orders its own writes before the count, the warp's barrier before its leader's atomic, and the
@@ -247,8 +248,7 @@ DEVICE PromoteSlot *__klap_pool_share(Chunk *own, Chunk *launched) {
     klap_pool_block.own = own;
     klap_pool_block.next = next;
     klap_pool_block.exited = 0;
-    klap_pool_block.threads =
-        __nvvm_read_ptx_sreg_ntid_x() * __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_ntid_z();
+    klap_pool_block.threads = block_thread_count();
   }
   __syncthreads();
   return klap_pool_block.next;
@@ -256,12 +256,7 @@ DEVICE PromoteSlot *__klap_pool_share(Chunk *own, Chunk *launched) {
 
 // The thread that reaches the launch site: where to store the successor's arguments, or null where there
 // is no successor slot or another thread took it first (the launch is then made as written).
-DEVICE char *__klap_pool_take(PromoteSlot *s) {
-  if (!s)
-    return 0;
-  u32 old = (u32)__nvvm_atom_or_gen_i((int *)&s->state, (int)PROMOTE_TAKEN);
-  return (old & PROMOTE_TAKEN) ? 0 : s->args;
-}
+DEVICE char *__klap_pool_take(PromoteSlot *s) { return s ? slot_take(s) : 0; }
 
 // Every thread at its return: counted out of the block; the last one releases the successor (after a
 // fence, so that the whole block's writes come before the release) and then counts the block finished in

@@ -219,47 +219,24 @@ fn detect_pool<'c>(module: &Module<'c>, calls: &CallGraph<'c>, site: &LaunchSite
 /// Whether `v` has the same value in every link of the chain: computed, as [`available`] allows, from
 /// constants and from the parameters that each link passes on unchanged (`passed_on`).
 fn invariant_within<'c>(v: BasicValueEnum<'c>, f: FunctionValue<'c>, passed_on: &[bool], budget: &mut u32) -> bool {
-    if v.is_constant() {
-        return true;
-    }
-    if let Some((g, i)) = v.as_param() {
-        return g == f && passed_on.get(i as usize).copied().unwrap_or(false);
-    }
-    let Some(i) = v.as_instruction() else { return false };
-    if *budget == 0 {
-        return false;
-    }
-    *budget -= 1;
-    use InstructionOpcode::*;
-    let operands: Vec<BasicValueEnum<'c>> = if i.get_opcode() == Call {
-        if !i.called_function().is_some_and(|c| pure_intrinsic(&c.name())) {
-            return false;
-        }
-        i.call_args()
-    } else if i.is_pure_computation() && !matches!(i.get_opcode(), UDiv | SDiv | URem | SRem) {
-        (0..i.get_num_operands()).filter_map(|k| match i.get_operand(k) {
-            Some(Operand::Value(op)) => Some(op),
-            _ => None,
-        }).collect()
-    } else {
-        return false;
-    };
-    operands.into_iter().all(|op| invariant_within(op, f, passed_on, budget))
+    computed_from(v, f, &|i| passed_on.get(i as usize).copied().unwrap_or(false), budget)
 }
 
 /// Whether `v` is computed only from `f`'s parameters and constants, by computations that may run
 /// anywhere (no memory, no division that could trap where it was guarded), in a few steps.
 fn available<'c>(v: BasicValueEnum<'c>, f: FunctionValue<'c>) -> bool {
     let mut budget = 64u32;
-    available_within(v, f, &mut budget)
+    computed_from(v, f, &|_| true, &mut budget)
 }
 
-fn available_within<'c>(v: BasicValueEnum<'c>, f: FunctionValue<'c>, budget: &mut u32) -> bool {
+/// Whether `v` is computed, by computations that may run anywhere, from constants and from those of
+/// `f`'s parameters that `param_ok` accepts (by index), within `budget` instructions.
+fn computed_from<'c>(v: BasicValueEnum<'c>, f: FunctionValue<'c>, param_ok: &dyn Fn(u32) -> bool, budget: &mut u32) -> bool {
     if v.is_constant() {
         return true;
     }
-    if let Some((g, _)) = v.as_param() {
-        return g == f;
+    if let Some((g, i)) = v.as_param() {
+        return g == f && param_ok(i);
     }
     let Some(i) = v.as_instruction() else { return false };
     if *budget == 0 {
@@ -280,7 +257,7 @@ fn available_within<'c>(v: BasicValueEnum<'c>, f: FunctionValue<'c>, budget: &mu
     } else {
         return false;
     };
-    operands.into_iter().all(|op| available_within(op, f, budget))
+    operands.into_iter().all(|op| computed_from(op, f, param_ok, budget))
 }
 
 fn pure_intrinsic(name: &str) -> bool {
