@@ -40,6 +40,21 @@ INLINE PromoteSlot *promote_slot(Chunk *c) { return (PromoteSlot *)c->args; }
 INLINE u32 block_thread_count() {
   return __nvvm_read_ptx_sreg_ntid_x() * __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_ntid_z();
 }
+// Counts the calling thread (with the converged lanes of its warp, one atomic per warp) out of a block of
+// `threads`: true in the one thread whose warp completed the count, after a fence that orders the whole
+// block's writes before what it does next. Each thread's own fence orders its writes before the count.
+INLINE bool last_to_exit(u32 *exited, u32 threads) {
+  fence();
+  u32 mask = active_mask();
+  __nvvm_bar_warp_sync(mask);
+  if (lane_id() != (u32)__builtin_ctz(mask))
+    return false;
+  u32 n = __builtin_popcount(mask);
+  if ((u32)__nvvm_atom_add_gen_i((int *)exited, (int)n) + n != threads)
+    return false;
+  fence();
+  return true;
+}
 // The first thread to reach a launch site takes the slot's argument space; the others get null.
 INLINE char *slot_take(PromoteSlot *s) {
   u32 old = (u32)__nvvm_atom_or_gen_i((int *)&s->state, (int)PROMOTE_TAKEN);
@@ -85,15 +100,8 @@ DEVICE char *__klap_promote_take(Chunk *c) { return c ? slot_take(promote_slot(c
 DEVICE void __klap_promote_exit(Chunk *c) {
   if (!c)
     return;
-  fence();
-  u32 mask = active_mask();
-  __nvvm_bar_warp_sync(mask);
-  if (lane_id() != (u32)__builtin_ctz(mask))
+  if (!last_to_exit(&klap_promote.exited, klap_promote.threads))
     return;
-  u32 n = __builtin_popcount(mask);
-  if ((u32)__nvvm_atom_add_gen_i((int *)&klap_promote.exited, (int)n) + n != klap_promote.threads)
-    return;
-  fence();
   __nvvm_atom_or_gen_i((int *)&promote_slot(c)->state, (int)PROMOTE_DONE);
 }
 
@@ -265,15 +273,8 @@ DEVICE void __klap_pool_exit(PromoteSlot *s) {
   Chunk *own = klap_pool_block.own;
   if (!s && !own)
     return;
-  fence();
-  u32 mask = active_mask();
-  __nvvm_bar_warp_sync(mask);
-  if (lane_id() != (u32)__builtin_ctz(mask))
+  if (!last_to_exit(&klap_pool_block.exited, klap_pool_block.threads))
     return;
-  u32 n = __builtin_popcount(mask);
-  if ((u32)__nvvm_atom_add_gen_i((int *)&klap_pool_block.exited, (int)n) + n != klap_pool_block.threads)
-    return;
-  fence();
   if (s)
     __nvvm_atom_or_gen_i((int *)&s->state, (int)PROMOTE_DONE);
   if (own)
