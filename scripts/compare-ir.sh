@@ -27,7 +27,7 @@ done < <(find "$root/test" -name '*.ll' | sort)
 # KLAP_COMPARE_PROGRAMS="a.cu b.cu" limits the programs.
 for src in ${KLAP_COMPARE_PROGRAMS:-"$root"/test/gpu/*.cu "$root"/examples/*/*.cu}; do
   case "$src" in *_flat.cu|*/nested/*) continue ;; esac
-  for g in none warp block grid; do
+  for g in none warp block grid auto; do
     compare "$(basename "$src" .cu)-$g" clang++-22 -x cuda --cuda-path="$cuda" --cuda-gpu-arch=sm_90 -fgpu-rdc \
       --cuda-device-only -O2 -Wno-unknown-cuda-version -emit-llvm -S -fpass-plugin=PLUGIN -mllvm -klap-granularity=$g \
       -I"$root/examples/common" "$src" -o -

@@ -36,7 +36,7 @@
 
 use crate::callgraph::CallGraph;
 use crate::llvm::{
-    AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, BasicValueEnum, BuilderExt, FunctionExt, FunctionValue,
+    AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionValue,
     InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt, ValueExt,
 };
 use crate::runtime::{IndexRegister, Runtime, RuntimeFn};
@@ -176,7 +176,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             b.position_before(&ret);
             exits.push(b.call(runtime.get(RuntimeFn::ChildExit), &[]));
         }
-        self.remap_index_registers(f);
+        self.rewrite_index_reads(f, IndexRewrite::Accessors);
         Variant { function: f, body_start, exits, param_size, uniform, uniform_words }
     }
 
@@ -287,7 +287,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let key = (kernel, VariantKind::Pool);
         if !self.variants.contains_key(&key) {
             let v = self.build_with_extra_pointer(kernel, "__klap_pool", "klap.pool");
-            self.as_one_block(v.function);
+            self.rewrite_index_reads(v.function, IndexRewrite::OneBlock);
             self.variants.insert(key, v);
         }
         self.variants[&key].function
@@ -585,28 +585,38 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0 }
     }
 
-    /// Makes `f` see a grid of one block: its blockIdx reads give 0 and its gridDim reads 1, also in the
-    /// device functions it calls (through copies of those that read an index register).
-    fn as_one_block(&mut self, f: FunctionValue<'c>) {
+    /// Rewrites the index-register reads of `f` as `how` says, also in the device functions it calls
+    /// (through copies of those that read an index register, one per callee and rewrite).
+    fn rewrite_index_reads(&mut self, f: FunctionValue<'c>, how: IndexRewrite) {
         let i32t = self.module.get_context().i32_type();
         for inst in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Call) {
             let Some(callee) = inst.called_function() else { continue };
             if let Some(register) = IndexRegister::read_by(&callee.name()) {
-                let value = match register.register {
-                    "ctaid" => 0,
-                    "nctaid" => 1,
-                    _ => continue,
-                };
-                inst.replace_uses_with(i32t.const_int(value, false));
-                inst.erase();
+                match how {
+                    IndexRewrite::Accessors => inst.set_called_function(self.runtime.unwrap().get(RuntimeFn::IndexRegister(register))),
+                    IndexRewrite::OneBlock => {
+                        let value = match register.register {
+                            "ctaid" => 0,
+                            "nctaid" => 1,
+                            _ => continue,
+                        };
+                        inst.replace_uses_with(i32t.const_int(value, false));
+                        inst.erase();
+                    }
+                }
             } else if self.readers.contains(&callee) && !callee.is_ptx_kernel() {
-                let copy = match self.one_block.get(&callee) {
+                let copies = match how {
+                    IndexRewrite::Accessors => &mut self.remapped,
+                    IndexRewrite::OneBlock => &mut self.one_block,
+                };
+                let copy = match copies.get(&callee) {
                     Some(&c) => c,
                     None => {
-                        let c = callee.clone_function(&format!("{}__klap_pool", callee.name()));
+                        // PTX names take no dots; the copy is this module's own.
+                        let c = callee.clone_function(&format!("{}{}", callee.name(), how.suffix()));
                         c.set_linkage(crate::llvm::Linkage::Internal);
-                        self.one_block.insert(callee, c);
-                        self.as_one_block(c);
+                        copies.insert(callee, c);
+                        self.rewrite_index_reads(c, how);
                         c
                     }
                 };
@@ -614,28 +624,23 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             }
         }
     }
+}
 
-    /// Points the index-register reads of `f` at the runtime's accessors, through copies of the device
-    /// functions that read them.
-    fn remap_index_registers(&mut self, f: FunctionValue<'c>) {
-        for inst in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Call) {
-            let Some(callee) = inst.called_function() else { continue };
-            if let Some(register) = IndexRegister::read_by(&callee.name()) {
-                inst.set_called_function(self.runtime.unwrap().get(RuntimeFn::IndexRegister(register)));
-            } else if self.readers.contains(&callee) && !callee.is_ptx_kernel() {
-                let copy = match self.remapped.get(&callee) {
-                    Some(&c) => c,
-                    None => {
-                        // PTX names take no dots; the copy is this module's own.
-                        let c = callee.clone_function(&format!("{}__klap", callee.name()));
-                        c.set_linkage(crate::llvm::Linkage::Internal);
-                        self.remapped.insert(callee, c);
-                        self.remap_index_registers(c);
-                        c
-                    }
-                };
-                inst.set_called_function(copy);
-            }
+/// How [`ChildVariants::rewrite_index_reads`] rewrites an index-register read.
+#[derive(Clone, Copy)]
+enum IndexRewrite {
+    /// A call of the runtime's accessor of the register (aggregated variants).
+    Accessors,
+    /// blockIdx reads give 0 and gridDim reads 1: the code sees a grid of one block (pool variants).
+    OneBlock,
+}
+
+impl IndexRewrite {
+    /// The suffix of the device-function copies it makes.
+    fn suffix(self) -> &'static str {
+        match self {
+            IndexRewrite::Accessors => "__klap",
+            IndexRewrite::OneBlock => "__klap_pool",
         }
     }
 }
@@ -819,35 +824,48 @@ pub fn kernel_barriers<'c>(calls: &CallGraph<'c>, kernel: FunctionValue<'c>) -> 
 
 /// `__klap_child_barrier(i32 threads, i1 done) -> i1`: barrier 1 among the first `threads` threads of the
 /// block (0: all of them); true when every thread arrived with `done`. Not inlined: the threads that
-/// returned from the child wait at the same barrier instruction as those still in it. Lanes of one warp
-/// waiting at two instructions of the same barrier stop the kernel with an illegal instruction on an H100
-/// (test/gpu/block_reuse.cu), although PTX's non-aligned barriers read as if that were allowed.
+/// returned from the child wait at the same barrier instruction as those still in it.
 fn child_barrier<'c>(module: &Module<'c>) -> FunctionValue<'c> {
-    const NAME: &str = "__klap_child_barrier";
-    if let Some(f) = module.get_function(NAME) {
+    let cx = module.get_context();
+    let (i1, i32t) = (cx.bool_type(), cx.i32_type());
+    barrier_function(module, "__klap_child_barrier", &[i32t.into(), i1.into()], |b, f| {
+        let all = module.get_or_declare("llvm.nvvm.barrier.cta.red.and.all", i1.fn_type(&[i32t.into(), i1.into()], false));
+        let counted = module.get_or_declare("llvm.nvvm.barrier.cta.red.and.count", i1.fn_type(&[i32t.into(), i32t.into(), i1.into()], false));
+        let (threads, done) = (f.get_nth_param(0).unwrap(), f.get_nth_param(1).unwrap());
+        let whole = cx.append_basic_block(f, "whole.block");
+        let some = cx.append_basic_block(f, "some.warps");
+        let id = i32t.const_int(1, false).into();
+        let is_whole = b.build_int_compare(IntPredicate::EQ, threads.into_int_value(), i32t.const_zero(), "").unwrap();
+        b.build_conditional_branch(is_whole, whole, some).unwrap();
+        b.position_at_end(whole);
+        let r = b.call_value(all, &[id, done]);
+        b.build_return(Some(&r)).unwrap();
+        b.position_at_end(some);
+        let r = b.call_value(counted, &[id, threads, done]);
+        b.build_return(Some(&r)).unwrap();
+    })
+}
+
+/// The module's function `name(params) -> i1` that waits at a barrier, made once: internal, convergent and
+/// never inlined, `body` building it from its entry block. Every wait at that barrier calls it, so that
+/// lanes of one warp arriving from different places wait at one barrier instruction: lanes of a warp at
+/// two instructions of the same barrier stop the kernel with an illegal instruction on an H100
+/// (test/gpu/block_reuse.cu), although PTX's non-aligned barriers read as if that were allowed.
+pub fn barrier_function<'c>(
+    module: &Module<'c>,
+    name: &str,
+    params: &[BasicMetadataTypeEnum<'c>],
+    body: impl FnOnce(&Builder<'c>, FunctionValue<'c>),
+) -> FunctionValue<'c> {
+    if let Some(f) = module.get_function(name) {
         return f;
     }
     let cx = module.get_context();
-    let (i1, i32t) = (cx.bool_type(), cx.i32_type());
-    let f = module.add_function(NAME, i1.fn_type(&[i32t.into(), i1.into()], false), Some(Linkage::Internal));
+    let f = module.add_function(name, cx.bool_type().fn_type(params, false), Some(Linkage::Internal));
     f.set_noinline();
     f.set_convergent();
-    let all = module.get_or_declare("llvm.nvvm.barrier.cta.red.and.all", i1.fn_type(&[i32t.into(), i1.into()], false));
-    let counted = module.get_or_declare("llvm.nvvm.barrier.cta.red.and.count", i1.fn_type(&[i32t.into(), i32t.into(), i1.into()], false));
-    let (threads, done) = (f.get_nth_param(0).unwrap(), f.get_nth_param(1).unwrap());
-    let entry = cx.append_basic_block(f, "entry");
-    let whole = cx.append_basic_block(f, "whole.block");
-    let some = cx.append_basic_block(f, "some.warps");
     let b = cx.create_builder();
-    b.position_at_end(entry);
-    let id = i32t.const_int(1, false).into();
-    let is_whole = b.build_int_compare(IntPredicate::EQ, threads.into_int_value(), i32t.const_zero(), "").unwrap();
-    b.build_conditional_branch(is_whole, whole, some).unwrap();
-    b.position_at_end(whole);
-    let r = b.call_value(all, &[id, done]);
-    b.build_return(Some(&r)).unwrap();
-    b.position_at_end(some);
-    let r = b.call_value(counted, &[id, threads, done]);
-    b.build_return(Some(&r)).unwrap();
+    b.position_at_end(cx.append_basic_block(f, "entry"));
+    body(&b, f);
     f
 }

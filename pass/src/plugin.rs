@@ -7,7 +7,7 @@ use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, writ
 use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
 use crate::transform::promote::{self, Promotion};
-use crate::transform::{aggregate, block_reuse, devrt_stubs, malloc, normalize, serialize, BlockReuse, Granularity, Options};
+use crate::transform::{aggregate, block_reuse, devrt_stubs, malloc, normalize, serialize, Granularity, Options};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -65,7 +65,7 @@ impl Step {
             Step::Normalize => true,
             Step::Serialize => options.serialize,
             Step::Promote => options.promote != Promotion::None,
-            Step::BlockReuse => options.block_reuse != BlockReuse::Off,
+            Step::BlockReuse => options.block_reuse,
             Step::Aggregate | Step::Malloc => options.granularity != Granularity::None,
         }
     }
@@ -132,14 +132,9 @@ impl RawOptions {
             trace: self.trace,
             serialize: self.serialize || self.granularity == 4,
             serialize_threshold: self.serialize_threshold,
-            // Not part of plain `auto`: it made qt 40x slower on an H100 (2026-11-25). `auto` with
-            // `-klap-block-reuse` would take it for the children that need their block, but block reuse
-            // does not run beside aggregation (KLAP317, block_reuse.rs).
-            block_reuse: match (self.block_reuse, self.granularity == 4) {
-                (true, true) => BlockReuse::NeedsBlock,
-                (true, false) => BlockReuse::Every,
-                (false, _) => BlockReuse::Off,
-            },
+            // Not part of plain `auto`: it made qt 40x slower on an H100 (2026-11-25); and it does not run
+            // beside aggregation, so not under `auto` with `-klap-block-reuse` either (KLAP317, block_reuse.rs).
+            block_reuse: self.block_reuse,
             block_reuse_queue: self.block_reuse_queue as u64,
             promote: match self.promote {
                 // Not under `auto`: basic promotion was correct on every size of the six chain benchmarks

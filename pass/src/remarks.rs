@@ -43,7 +43,6 @@ pub enum Remark {
     ReuseChildUnfit,
     ReuseParentUnfit,
     ReuseChildNotDefined,
-    ReuseLeftToThreads,
     ReuseSharedMemory,
     ReuseWithAggregation,
     AlreadyTransformed,
@@ -111,7 +110,6 @@ impl Remark {
             Remark::ReuseChildUnfit => "KLAP312",
             Remark::ReuseParentUnfit => "KLAP313",
             Remark::ReuseChildNotDefined => "KLAP314",
-            Remark::ReuseLeftToThreads => "KLAP315",
             Remark::ReuseSharedMemory => "KLAP316",
             Remark::ReuseWithAggregation => "KLAP317",
             Remark::AlreadyTransformed => "KLAP210",
@@ -161,7 +159,6 @@ impl Remark {
             | Remark::LaunchInDeviceFunction
             | Remark::WarpFallback
             | Remark::BlockForWarpLoop
-            | Remark::ReuseLeftToThreads
             | Remark::AlreadyTransformed
             | Remark::LeftToLink
             | Remark::PromotedKept => RemarkKind::Analysis,
@@ -186,7 +183,7 @@ impl Remark {
             Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
-            Remark::BlockReused | Remark::ReuseLeftToThreads => "",
+            Remark::BlockReused => "",
             Remark::ReuseStreamKept
             | Remark::ReuseChildUnfit
             | Remark::ReuseParentUnfit

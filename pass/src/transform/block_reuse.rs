@@ -39,9 +39,9 @@
 //! under the aggregation's assumption that a block's NULL-stream launches need no order among
 //! themselves, or fire-and-forget), and no child waits for work of another parent block.
 
-use super::{BlockReuse, Granularity, Options};
+use super::{Granularity, Options};
 use crate::callgraph::CallGraph;
-use crate::child::{kernel_barriers, ChildVariants};
+use crate::child::{barrier_function, kernel_barriers, ChildVariants};
 use crate::llvm::{
     count, AddressSpace, AtomicOrdering, AtomicRMWBinOp, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt,
     FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt,
@@ -63,7 +63,21 @@ const STATIC_SHARED_LIMIT: u64 = 48 << 10;
 const SHARED: u16 = 3;
 
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
-    if !model.nvptx || options.block_reuse == BlockReuse::Off {
+    if !model.nvptx || !options.block_reuse {
+        return false;
+    }
+    // With aggregation beside it, test/gpu/block_reuse.cu's `sync` part (a parent with barriers whose
+    // launches are queued, or aggregated where the child block has no whole warps) printed wrong sums in
+    // 6 or 7 of its 254 child blocks on an H100, in every run; alone it is right. Until the cause is
+    // found, block reuse runs only where nothing is aggregated.
+    if options.granularity != Granularity::None {
+        let why = format!(
+            "block reuse runs only at granularity none: beside aggregation ({}) it gave wrong results on an H100",
+            options.granularity.as_str()
+        );
+        for site in &model.sites {
+            Remark::ReuseWithAggregation.emit(ctx, site.launch, &why);
+        }
         return false;
     }
     let calls = CallGraph::build(module);
@@ -154,19 +168,6 @@ fn decide<'c>(
     calls: &CallGraph<'c>,
     parent_fit: &mut HashMap<FunctionValue<'c>, Result<Vec<InstructionValue<'c>>, String>>,
 ) -> Result<String, (Remark, String)> {
-    // With aggregation beside it, test/gpu/block_reuse.cu's `sync` part (a parent with barriers whose
-    // launches are queued, or aggregated where the child block has no whole warps) printed wrong sums in
-    // 6 or 7 of its 254 child blocks on an H100, in every run; alone it is right. Until the cause is
-    // found, block reuse runs only where nothing is aggregated.
-    if options.granularity != Granularity::None {
-        return Err((
-            Remark::ReuseWithAggregation,
-            format!(
-                "block reuse runs only at granularity none: beside aggregation ({}) it gave wrong results on an H100",
-                options.granularity.as_str()
-            ),
-        ));
-    }
     let child = site.child;
     if child.is_declaration() {
         return Err((Remark::ReuseChildNotDefined, format!("@{} is defined in another translation unit", child.name())));
@@ -185,12 +186,6 @@ fn decide<'c>(
         }
     };
     let needs_block = variants.runs_alone(child).err();
-    if options.block_reuse == BlockReuse::NeedsBlock && needs_block.is_none() {
-        return Err((
-            Remark::ReuseLeftToThreads,
-            format!("the threads of @{} can run one by one: serialization or aggregation takes it, not block reuse", child.name()),
-        ));
-    }
     if !site.caller_is_kernel {
         return Err((
             Remark::ReuseParentUnfit,
@@ -369,24 +364,16 @@ impl<'a, 'c> Parent<'a, 'c> {
         b.call(f, &[self.i32(0).into()]);
     }
 
-    /// Barrier 0 with a reduction: true when every thread of the block brought `done`. Every use calls
-    /// one function that is never inlined, so that the lanes of a warp that wait at the exit and those
-    /// at a barrier of the parent wait at the same instruction (see child.rs's `child_barrier`).
+    /// Barrier 0 with a reduction: true when every thread of the block brought `done`; the exit and the
+    /// parent's barriers call one function (child.rs's `barrier_function`).
     fn barrier_and(&self, b: &Builder<'c>, done: bool) -> IntValue<'c> {
-        const NAME: &str = "__klap_reuse_barrier";
         let module = self.module;
         let cx = module.get_context();
         let (i1, i32t) = (cx.bool_type(), cx.i32_type());
-        let f = module.get_function(NAME).unwrap_or_else(|| {
-            let f = module.add_function(NAME, i1.fn_type(&[i1.into()], false), Some(Linkage::Internal));
-            f.set_noinline();
-            f.set_convergent();
+        let f = barrier_function(module, "__klap_reuse_barrier", &[i1.into()], |fb, f| {
             let red = module.get_or_declare("llvm.nvvm.barrier.cta.red.and.all", i1.fn_type(&[i32t.into(), i1.into()], false));
-            let fb = cx.create_builder();
-            fb.position_at_end(cx.append_basic_block(f, "entry"));
             let all = fb.call_value(red, &[i32t.const_zero().into(), f.get_nth_param(0).unwrap()]);
             fb.build_return(Some(&all)).unwrap();
-            f
         });
         b.call_value(f, &[i1.const_int(done as u64, false).into()]).into_int_value()
     }

@@ -43,8 +43,8 @@ pub struct Options {
     pub serialize: bool,
     /// The most threads a child grid may have to be serialized.
     pub serialize_threshold: u64,
-    /// Which launches a parent block runs itself at its end (transform/block_reuse.rs).
-    pub block_reuse: BlockReuse,
+    /// Whether a parent block runs the launches it can itself, at its end (transform/block_reuse.rs).
+    pub block_reuse: bool,
     /// Launch records a parent block's queue holds.
     pub block_reuse_queue: u64,
     /// Kernel launch promotion of one-block kernels that launch themselves (transform/promote.rs).
@@ -53,12 +53,3 @@ pub struct Options {
     pub promote_pool: u64,
 }
 
-/// Which launches block reuse takes.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum BlockReuse {
-    Off,
-    /// Every launch it can (`-klap-block-reuse`, `klap<block-reuse>`).
-    Every,
-    /// Under `auto`: those of children whose threads need each other (serialization cannot take them).
-    NeedsBlock,
-}
