@@ -11,10 +11,12 @@
 // child reads the arguments if the launch site was reached (TAKEN), or ends at once if it was not (a
 // speculative launch whose condition turned out false). The child so starts its work only after every
 // thread of its parent has ended: what a tail launch gives, and more than a fire-and-forget launch
-// promises, so the promoted chain allows no schedule the original did not.
+// promises, so the promoted chain allows no schedule the original did not. With aggregation, a chain written
+// with NULL or fire-and-forget launches is released at the launch site instead (__klap_pool_release), as the
+// launch let its child start there; a tail-launched chain still at the block's end.
 #include "klap_rt.h"
 
-enum : u32 { PROMOTE_TAKEN = 1u, PROMOTE_DONE = 2u };
+enum : u32 { PROMOTE_TAKEN = 1u, PROMOTE_DONE = 2u, PROMOTE_EARLY = 4u };
 // The most bytes of postponed arguments: the child copies them into shared memory (the pass checks it).
 enum { PROMOTE_ARGS_MAX = 256 };
 
@@ -168,6 +170,7 @@ struct PromotePoolBlock {
   u32 last;
   u32 exited;
   u32 threads;
+  u32 released;  // the successor was released at the launch site (not again at the block's end)
 };
 SHARED PromotePoolBlock klap_pool_block;
 
@@ -205,34 +208,85 @@ DEVICE Chunk *__klap_pool_alloc(u32 size, u32 arg_bytes) {
   return c;
 }
 
+// Thread 0: waits until slot `s` has one of the `ready` bits or the pool is aborted, then copies the
+// slot's arguments (`arg_bytes`) into shared memory. Returns whether the link runs: not where the pool was
+// aborted, nor where the link before ended without reaching its launch (DONE without TAKEN; it then sets
+// the abort flag). Once `abort` is set no slot after the one that set it is ever released.
+INLINE u32 pool_wait_slot(PromotePool *p, PromoteSlot *s, u32 ready, u32 arg_bytes) {
+  u32 state;
+  while (!((state = load_relaxed(&s->state)) & ready) && !load_relaxed(&p->abort))
+    ;
+  fence();
+  u32 go = (state & ready) && !((state & PROMOTE_DONE) && !(state & PROMOTE_TAKEN));
+  if (go) {
+    u32 words = (arg_bytes < PROMOTE_ARGS_MAX ? arg_bytes : PROMOTE_ARGS_MAX) / 4 + (arg_bytes % 4 != 0);
+    for (u32 k = 0; k < words; ++k)
+      ((u32 *)klap_promote_args)[k] = ((const u32 *)s->args)[k];
+  } else {
+    store_relaxed(&p->abort, 1u);
+  }
+  return go;
+}
+
 // Every thread of a pool's block, at its start: thread 0 takes the block's logical index, waits for the
-// release of the link before it (or for the pool's abort), copies its arguments (`arg_bytes`) into shared
-// memory; the index is broadcast through shared memory before any thread goes on. Returns where the
-// arguments are, or null where the chain ended before this link (the block is counted finished and ends).
-DEVICE char *__klap_pool_enter(Chunk *c, u32 arg_bytes) {
+// link before it to be `ready`, copies its arguments into shared memory; the index is broadcast through
+// shared memory before any thread goes on. Returns where the arguments are, or null where the chain ended
+// before this link (the block is counted finished and ends).
+INLINE char *pool_enter(Chunk *c, u32 arg_bytes, u32 ready) {
   if (tid_linear() == 0) {
     PromotePool *p = pool_of(c);
     u32 i = (u32)__nvvm_atom_add_gen_i((int *)&p->ticket, 1);
-    PromoteSlot *s = pool_link(p, i);
-    u32 state;
-    // Once `abort` is set no slot after the one that set it is ever released: the link is not run.
-    while (!((state = load_relaxed(&s->state)) & PROMOTE_DONE) && !load_relaxed(&p->abort))
-      ;
-    fence();
-    u32 go = (state & PROMOTE_DONE) && (state & PROMOTE_TAKEN);
-    if (go) {
-      u32 words = (arg_bytes < PROMOTE_ARGS_MAX ? arg_bytes : PROMOTE_ARGS_MAX) / 4 + (arg_bytes % 4 != 0);
-      for (u32 k = 0; k < words; ++k)
-        ((u32 *)klap_promote_args)[k] = ((const u32 *)s->args)[k];
-    } else {
-      store_relaxed(&p->abort, 1u);
-    }
+    u32 go = pool_wait_slot(p, pool_link(p, i), ready, arg_bytes);
     klap_pool_block.own = c;
     klap_pool_block.index = i;
     klap_pool_block.last = i + 1 == p->size;
     klap_promote_go = go;
     if (!go)
       pool_finish(c);
+  }
+  __syncthreads();
+  return klap_promote_go ? klap_promote_args : 0;
+}
+
+// Without overlap: the link before has ended (DONE).
+DEVICE char *__klap_pool_enter(Chunk *c, u32 arg_bytes) { return pool_enter(c, arg_bytes, PROMOTE_DONE); }
+
+// ---- with overlap (KLAP section III-C) ------------------------------------------------------------------
+// A link runs its prologue (what needs nothing from the link before) between two waits: at its start for
+// the arguments known at the start of the link before (EARLY, published there), where its prologue ends for
+// the end of the link before (DONE) and the arguments computed then. The argument against deadlock is the
+// same as without overlap: each wait is for the link with the index before, already running.
+
+// At the start: waits for the early arguments (or the end) of the link before.
+DEVICE char *__klap_pool_enter_early(Chunk *c, u32 arg_bytes) {
+  return pool_enter(c, arg_bytes, PROMOTE_DONE | PROMOTE_EARLY);
+}
+
+// Where thread 0 stores the successor's early arguments: the slot's arguments in thread 0 where there is
+// a successor slot, else null.
+DEVICE char *__klap_pool_early_args(PromoteSlot *s) { return s && tid_linear() == 0 ? s->args : 0; }
+
+// Thread 0, once it has stored them: releases the early arguments (after a fence).
+DEVICE void __klap_pool_publish(PromoteSlot *s) {
+  fence();
+  __nvvm_atom_or_gen_i((int *)&s->state, (int)PROMOTE_EARLY);
+}
+
+// Every thread where the prologue ends: thread 0 waits for the end of the link before and copies the
+// arguments again, now with those computed at its end. Returns where they are, or null where the chain
+// ended before this link: the block then releases its successor without a launch (DONE without TAKEN:
+// the successor, or the first link of the pool this block launched, ends too) and is counted finished.
+DEVICE char *__klap_pool_wait(u32 arg_bytes) {
+  if (tid_linear() == 0) {
+    Chunk *c = klap_pool_block.own;
+    PromotePool *p = pool_of(c);
+    u32 go = pool_wait_slot(p, pool_link(p, klap_pool_block.index), PROMOTE_DONE, arg_bytes);
+    klap_promote_go = go;
+    if (!go) {
+      if (klap_pool_block.next)
+        __nvvm_atom_or_gen_i((int *)&klap_pool_block.next->state, (int)PROMOTE_DONE);
+      pool_finish(c);
+    }
   }
   __syncthreads();
   return klap_promote_go ? klap_promote_args : 0;
@@ -257,6 +311,7 @@ DEVICE PromoteSlot *__klap_pool_share(Chunk *own, Chunk *launched) {
     klap_pool_block.next = next;
     klap_pool_block.exited = 0;
     klap_pool_block.threads = block_thread_count();
+    klap_pool_block.released = 0;
   }
   __syncthreads();
   return klap_pool_block.next;
@@ -266,16 +321,33 @@ DEVICE PromoteSlot *__klap_pool_share(Chunk *own, Chunk *launched) {
 // is no successor slot or another thread took it first (the launch is then made as written).
 DEVICE char *__klap_pool_take(PromoteSlot *s) { return s ? slot_take(s) : 0; }
 
-// Every thread at its return: counted out of the block; the last one releases the successor (after a
-// fence, so that the whole block's writes come before the release) and then counts the block finished in
-// its pool.
+// The thread at a launch into the NULL or fire-and-forget stream, once it has stored the successor's
+// arguments: releases the successor there, as the launch would have let it start there (the fence orders
+// this thread's writes before; the block's later writes are not waited for, as the launch did not wait).
+// The slot is not touched again by this block: the pool it belongs to may be done and freed before this
+// block ends.
+DEVICE void __klap_pool_release(char *args) {
+  PromoteSlot *s = (PromoteSlot *)(args - __builtin_offsetof(PromoteSlot, args));
+  fence();
+  __nvvm_atom_or_gen_i((int *)&s->state, (int)(PROMOTE_TAKEN | PROMOTE_DONE));
+  klap_pool_block.released = 1;
+}
+
+// The launch site's take where only one thread of the block can reach it (the pass proved it) and the
+// release follows at once (__klap_pool_release marks the slot taken): no atomic, one round trip to memory
+// less on the chain's critical path.
+DEVICE char *__klap_pool_take_lone(PromoteSlot *s) { return s ? s->args : 0; }
+
+// Every thread at its return: counted out of the block; the last one releases the successor where the
+// launch site did not (after a fence, so that the whole block's writes come before the release) and then
+// counts the block finished in its pool.
 DEVICE void __klap_pool_exit(PromoteSlot *s) {
   Chunk *own = klap_pool_block.own;
   if (!s && !own)
     return;
   if (!last_to_exit(&klap_pool_block.exited, klap_pool_block.threads))
     return;
-  if (s)
+  if (s && !klap_pool_block.released)
     __nvvm_atom_or_gen_i((int *)&s->state, (int)PROMOTE_DONE);
   if (own)
     pool_finish(own);

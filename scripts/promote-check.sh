@@ -3,7 +3,9 @@
 # Usage: scripts/promote-check.sh OUTDIR [build|run|all]   (default all)
 #   build  compiles each benchmark in each mode (MODES, default "none basic aggregate"): at granularity
 #          none (klap-normalize only: the chain as written), at promote=basic and at promote=aggregate
-#          (promotion with aggregation, pools of 128 links; both at granularity none), into OUTDIR/<mode>
+#          (promotion with aggregation, pools of 128 links; both at granularity none), and as asked at
+#          overlap (basic with the prologue before the wait), all (aggregation and overlap: PAO) and auto,
+#          into OUTDIR/<mode>; all-pN is all with pools of N links (-klap-promote-pool=N)
 #   run    runs every build on every size of its bench.json (configs and sweep), 3 reps, 120 s each, and
 #          prints one line per run: `OK|FAIL mode bench args [median time_ms]`; exits non-zero if one failed
 # A run passes when it exits 0 and prints `CHECK PASS` (the GPU result equals the CPU reference, and every
@@ -21,6 +23,10 @@ flags_for() {
     none) echo "-mllvm -klap-granularity=none" ;;
     basic) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=basic" ;;
     aggregate) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=aggregate" ;;
+    overlap) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=overlap" ;;
+    all) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=all" ;;
+    auto) echo "-mllvm -klap-granularity=auto" ;;
+    all-p*) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=all -mllvm -klap-promote-pool=${1#all-p}" ;;
     *) echo "unknown mode $1" >&2; exit 2 ;;
   esac
 }

@@ -8,7 +8,7 @@
 // one before: the chain is as deep as it is long (../PROMOTION.md says what that means for the nesting limit).
 #include "los.h"
 
-__global__ void los_chain(const float *height, unsigned char *visible, int n, int chunk, int first, float max_before) {
+__global__ void los_chain(const float *__restrict__ height, unsigned char *visible, int n, int chunk, int first, float max_before) {
   const int end = min(n, first + chunk);
   const float max_after = los_chunk(height, visible, first, end, max_before);
   if (threadIdx.x == 0) {

@@ -79,13 +79,17 @@ __device__ inline void los_tile_store(unsigned char *visible, int first, int end
 
 // One chain link's work: the chunk [first, end), tile by tile. Returns (in every thread) the largest slope before
 // `end`.
+// Each tile is loaded before the one before it is stored, so the first tile's load comes before anything needs
+// `max_before`: the part of a link that promotion with overlap runs before the link before it has ended.
 __device__ inline float los_chunk(const float *height, unsigned char *visible, int first, int end, float max_before) {
-  for (int tile = first; tile < end; tile += kTile) {
-    const int tile_end = min(end, tile + kTile);
-    LosTile t;
-    const float tile_max = los_tile_load(height, tile, tile_end, t);
-    los_tile_store(visible, tile, tile_end, t, max_before);
+  LosTile t;
+  float tile_max = los_tile_load(height, first, min(end, first + kTile), t);
+  for (int tile = first; tile < end;) {
+    los_tile_store(visible, tile, min(end, tile + kTile), t, max_before);
     max_before = fmaxf(max_before, tile_max);
+    tile += kTile;
+    if (tile < end)
+      tile_max = los_tile_load(height, tile, min(end, tile + kTile), t);
   }
   return max_before;
 }

@@ -3,7 +3,7 @@
 // line).
 #include "los.h"
 
-__global__ void los_flat(const float *height, unsigned char *visible, int n, int *next_tile,
+__global__ void los_flat(const float *__restrict__ height, unsigned char *visible, int n, int *next_tile,
                          unsigned long long *status) {
   __shared__ int s_tile;
   __shared__ float s_before;

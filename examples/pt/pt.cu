@@ -8,7 +8,7 @@
 // one before: the chain is as deep as it is long (../PROMOTION.md says what that means for the nesting limit).
 #include "pt.h"
 
-__global__ void __launch_bounds__(kBlock) pt_chain(const int *in, int *out, int n, int chunk, int first, int negative_before,
+__global__ void __launch_bounds__(kBlock) pt_chain(const int *__restrict__ in, int *out, int n, int chunk, int first, int negative_before,
                          int *negative_total) {
   const int end = min(n, first + chunk);
   const int negative_after = compact_chunk<Pt>(in, out, n, first, end, negative_before);

@@ -99,14 +99,18 @@ __device__ void compact_tile_store(int *out, int n, int first, int end, const Co
 }
 
 // One chain link's work: the chunk [first, end), tile by tile. Returns (in every thread) the count kept before `end`.
+// Each tile is loaded before the one before it is stored, so the first tile's load comes before anything needs
+// `kept_before`: the part of a link that promotion with overlap runs before the link before it has ended.
 template <class Policy>
 __device__ __forceinline__ int compact_chunk(const int *in, int *out, int n, int first, int end, int kept_before) {
-  for (int tile = first; tile < end; tile += kTile) {
-    const int tile_end = min(end, tile + kTile);
-    CompactTile t;
-    const int kept = compact_tile_load<Policy>(in, tile, tile_end, t);
-    compact_tile_store<Policy>(out, n, tile, tile_end, t, kept_before);
+  CompactTile t;
+  int kept = compact_tile_load<Policy>(in, first, min(end, first + kTile), t);
+  for (int tile = first; tile < end;) {
+    compact_tile_store<Policy>(out, n, tile, min(end, tile + kTile), t, kept_before);
     kept_before += kept;
+    tile += kTile;
+    if (tile < end)
+      kept = compact_tile_load<Policy>(in, tile, min(end, tile + kTile), t);
   }
   return kept_before;
 }
@@ -138,7 +142,7 @@ __device__ inline int lookback_kept_before(unsigned long long *status, int tile,
 }
 
 template <class Policy>
-__global__ void compact_flat(const int *in, int *out, int n, int *next_tile, unsigned long long *status,
+__global__ void compact_flat(const int *__restrict__ in, int *out, int n, int *next_tile, unsigned long long *status,
                              int *kept_total) {
   __shared__ int s_tile, s_before;
   if (threadIdx.x == 0) s_tile = atomicAdd(next_tile, 1);

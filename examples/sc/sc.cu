@@ -8,7 +8,7 @@
 // one before: the chain is as deep as it is long (../PROMOTION.md says what that means for the nesting limit).
 #include "sc.h"
 
-__global__ void sc_chain(const int *in, int *out, int n, int chunk, int first, int kept_before, int *kept_total) {
+__global__ void sc_chain(const int *__restrict__ in, int *out, int n, int chunk, int first, int kept_before, int *kept_total) {
   const int end = min(n, first + chunk);
   const int kept_after = compact_chunk<Sc>(in, out, n, first, end, kept_before);
   if (threadIdx.x == 0) {

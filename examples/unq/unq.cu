@@ -8,7 +8,7 @@
 // one before: the chain is as deep as it is long (../PROMOTION.md says what that means for the nesting limit).
 #include "unq.h"
 
-__global__ void __launch_bounds__(kBlock) unq_chain(const int *in, int *out, int n, int chunk, int first, int unique_before, int *unique_total) {
+__global__ void __launch_bounds__(kBlock) unq_chain(const int *__restrict__ in, int *out, int n, int chunk, int first, int unique_before, int *unique_total) {
   const int end = min(n, first + chunk);
   const int unique_after = compact_chunk<Unq>(in, out, n, first, end, unique_before);
   if (threadIdx.x == 0) {

@@ -104,8 +104,9 @@ static cl::opt<unsigned> BlockReuseQueueOpt("klap-block-reuse-queue",
                                             cl::init(DefaultBlockReuseQueue));
 static cl::opt<std::string> PromoteOpt(
     "klap-promote",
-    cl::desc("Kernel launch promotion of one-block kernels that launch themselves: none, basic, aggregate "
-             "(default: none, or where it applies under -klap-granularity=auto)"),
+    cl::desc("Kernel launch promotion of one-block kernels that launch themselves: none, basic, aggregate, "
+             "overlap (basic, the prologue before the wait), all (aggregate and overlap) (default: none, or "
+             "where it applies under -klap-granularity=auto)"),
     cl::init(""));
 
 // KLAP's granularity of promotion with aggregation (MICRO 2016, section IV: PA is a pool of 128), not yet
@@ -164,7 +165,7 @@ struct KlapCtx {
 // The options of klap's transformations, as pass/src/plugin.rs's RawOptions reads them (same fields, same
 // order). Granularity: 0 none, 1 warp, 2 block, 3 grid, 4 auto. DisabledSteps: bit 0 normalize, bit 1
 // aggregate, bit 2 serialize, bit 3 malloc, bit 4 block reuse, bit 5 promote. Promote: 0 none, 1 basic,
-// 2 aggregate, 255 unset (none). PromotePool: links per pool at promote=aggregate.
+// 2 aggregate, 3 overlap, 4 all, 255 unset (none). PromotePool: links per pool at promote=aggregate.
 constexpr uint32_t PromoteUnset = 255;
 struct KlapRustOptions {
   uint32_t Granularity = 3;
@@ -274,16 +275,17 @@ struct KlapDevrtStubsPass : PassInfoMixin<KlapDevrtStubsPass> {
   // Also at -O0, where a stub stays a weak definition that nvlink may pick over libcudadevrt's.
   static bool isRequired() { return true; }
 };
-// promote=overlap and promote=all (issue 14) are not built: refused rather than taken as something else.
 std::optional<unsigned> parsePromote(StringRef S) {
   return StringSwitch<std::optional<unsigned>>(S)
       .Case("none", 0)
       .Case("basic", 1)
       .Case("aggregate", 2)
+      .Case("overlap", 3)
+      .Case("all", 4)
       .Case("auto", PromoteUnset)
       .Default(std::nullopt);
 }
-constexpr char PromoteValues[] = "none, basic, aggregate or auto";
+constexpr char PromoteValues[] = "none, basic, aggregate, overlap, all or auto";
 // The most links a pool may have (its record, a slot per link, must fit the runtime's largest chunk).
 constexpr unsigned MaxPromotePool = 1u << 16;
 
@@ -333,7 +335,7 @@ KlapOptions optionsFromCommandLine() {
 
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
-//      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;promote=none|basic|aggregate|auto;
+//      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
 //      promote-pool=N;no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
   KlapOptions O = optionsFromCommandLine();
@@ -413,8 +415,8 @@ std::string toParams(const KlapOptions &O) {
     S += ";pool-mib=" + std::to_string(O.Rust.PoolBytes >> 20);
   if (O.Rust.Trace)
     S += ";trace";
-  static const char *const Promotions[] = {"none", "basic", "aggregate"};
-  if (O.Rust.Promote < 3)
+  static const char *const Promotions[] = {"none", "basic", "aggregate", "overlap", "all"};
+  if (O.Rust.Promote < 5)
     S += std::string(";promote=") + Promotions[O.Rust.Promote];
   if (O.Rust.PromotePool != DefaultPromotePool)
     S += ";promote-pool=" + std::to_string(O.Rust.PromotePool);
@@ -858,13 +860,81 @@ LLVMValueRef klap_strip_constant_offsets(LLVMModuleRef M, LLVMValueRef P, int64_
 // The object P points into (LLVM's getUnderlyingObject: through GEPs, casts and the like).
 LLVMValueRef klap_underlying_object(LLVMValueRef P) { return wrap(getUnderlyingObject(unwrap(P))); }
 
-// Whether I may write any of the Size bytes at Ptr, as LLVM's alias analysis sees it.
+// Whether I may write any of the Size bytes at Ptr (UINT64_MAX: any byte of the object Ptr points into), as
+// LLVM's alias analysis sees it.
 bool klap_may_write(KlapCtx *C, LLVMValueRef I, LLVMValueRef Ptr, uint64_t Size) {
   auto *Inst = unwrap<Instruction>(I);
   if (!Inst->mayWriteToMemory())
     return false;
   auto &AA = C->FAM.getResult<AAManager>(*Inst->getFunction());
-  return isModSet(AA.getModRefInfo(Inst, MemoryLocation(unwrap(Ptr), LocationSize::precise(Size))));
+  LocationSize Bytes = Size == UINT64_MAX ? LocationSize::beforeOrAfterPointer() : LocationSize::precise(Size);
+  MemoryLocation Loc(unwrap(Ptr), Bytes);
+  // A store or an atomic writes its own location only; alias analysis takes an atomic ordered stronger than
+  // monotonic for a write of everything (the order it imposes), which is not what is asked here.
+  if (auto Own = MemoryLocation::getOrNone(Inst))
+    return !AA.isNoAlias(*Own, Loc);
+  return isModSet(AA.getModRefInfo(Inst, Loc));
+}
+
+// Where a promoted kernel waits for its parent when its prologue overlaps the parent (promotion with
+// overlap): the latest point that every thread of the block passes exactly once (a block that post-
+// dominates the entry, in no loop), with none of Must (the instructions that may run only after the wait)
+// nor any return on a path from the entry to it. The post-dominators of the entry are walked in order; a
+// point that some Must instruction can be reached before stops the walk, as it stops every later one
+// (a path to the Must instruction that avoided an earlier post-dominator would avoid it on its way to
+// the return too). Returns the instruction to wait before; the entry's first insertion point where
+// nothing can come before the wait. Never a phi: a block whose phis must wait ends the walk.
+LLVMValueRef klap_wait_point(KlapCtx *C, LLVMValueRef Fn, LLVMValueRef *Must, unsigned NumMust) {
+  Function &F = *unwrap<Function>(Fn);
+  auto &PDT = C->FAM.getResult<PostDominatorTreeAnalysis>(F);
+  auto &LI = C->FAM.getResult<LoopAnalysis>(F);
+  SmallPtrSet<Instruction *, 32> MustSet;
+  for (unsigned K = 0; K < NumMust; ++K)
+    MustSet.insert(unwrap<Instruction>(Must[K]));
+  for (BasicBlock &B : F)
+    if (isa<ReturnInst>(B.getTerminator()) || isa<UnreachableInst>(B.getTerminator()))
+      MustSet.insert(B.getTerminator());
+  BasicBlock &Entry = F.getEntryBlock();
+  // Whether a Must instruction can run before At: a walk from the entry that stops at At.
+  auto MustBefore = [&](Instruction *At) {
+    SmallVector<BasicBlock *, 16> Work{&Entry};
+    SmallPtrSet<BasicBlock *, 32> Seen;
+    while (!Work.empty()) {
+      BasicBlock *BB = Work.pop_back_val();
+      if (!Seen.insert(BB).second)
+        continue;
+      bool Blocked = false;
+      for (Instruction &I : *BB) {
+        if (&I == At) {
+          Blocked = true;
+          break;
+        }
+        if (MustSet.count(&I))
+          return true;
+      }
+      if (!Blocked)
+        llvm::append_range(Work, successors(BB));
+    }
+    return false;
+  };
+  Instruction *Best = &*Entry.getFirstInsertionPt();
+  for (DomTreeNode *N = PDT.getNode(&Entry); N && N->getBlock(); N = N->getIDom()) {
+    BasicBlock *B = N->getBlock();
+    if (LI.getLoopFor(B))
+      continue;
+    Instruction *Cand = B->getTerminator();
+    for (Instruction &I : *B)
+      if (MustSet.count(&I)) {
+        Cand = &I;
+        break;
+      }
+    if (isa<PHINode>(Cand) || (B == &Entry && Cand->comesBefore(Best)) || MustBefore(Cand))
+      break;
+    Best = Cand;
+    if (MustSet.count(Cand))
+      break;
+  }
+  return wrap(Best);
 }
 
 // The value as it is written as an operand in textual IR (%7, @k, i32 3 without the type).
@@ -887,6 +957,13 @@ LLVMValueRef klap_split_if_then(LLVMValueRef Cond, LLVMValueRef Before) {
   Instruction *Term =
       SplitBlockAndInsertIfThen(unwrap(Cond), unwrap<Instruction>(Before)->getIterator(), /*Unreachable=*/false);
   return wrap(Term);
+}
+
+// Splits Before's block before Before (the phis of its successors follow); returns the new block, which
+// starts with Before. The old block ends with a branch to it.
+LLVMBasicBlockRef klap_split_block(LLVMValueRef Before) {
+  auto *I = unwrap<Instruction>(Before);
+  return wrap(I->getParent()->splitBasicBlock(I->getIterator()));
 }
 
 void klap_errs(const char *S, size_t N) { errs().write(S, N); }

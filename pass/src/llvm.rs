@@ -51,8 +51,10 @@ extern "C" {
     fn klap_strip_constant_offsets(module: LLVMModuleRef, ptr: LLVMValueRef, offset: *mut i64) -> LLVMValueRef;
     fn klap_underlying_object(ptr: LLVMValueRef) -> LLVMValueRef;
     fn klap_may_write(ctx: *mut RawCtx, inst: LLVMValueRef, ptr: LLVMValueRef, size: u64) -> bool;
+    fn klap_wait_point(ctx: *mut RawCtx, f: LLVMValueRef, must: *const LLVMValueRef, n: u32) -> LLVMValueRef;
     fn klap_operand_string(v: LLVMValueRef) -> *mut c_char;
     fn klap_split_if_then(cond: LLVMValueRef, before: LLVMValueRef) -> LLVMValueRef;
+    fn klap_split_block(before: LLVMValueRef) -> LLVMBasicBlockRef;
     fn klap_errs(s: *const c_char, n: usize);
     fn klap_user_location(inst: LLVMValueRef, file: *mut *mut c_char, line: *mut u32, col: *mut u32) -> bool;
     fn klap_ctx_module(ctx: *mut RawCtx) -> LLVMModuleRef;
@@ -180,6 +182,20 @@ impl Ctx {
     pub fn may_write(self, inst: InstructionValue, ptr: BasicValueEnum, size: u64) -> bool {
         // SAFETY: inst is an instruction of this module and ptr a pointer value of it.
         unsafe { klap_may_write(self.0, inst.as_value_ref(), ptr.as_value_ref(), size) }
+    }
+    /// Whether `inst` may write any byte of the object `ptr` points into (LLVM's alias analysis).
+    pub fn may_write_object(self, inst: InstructionValue, ptr: BasicValueEnum) -> bool {
+        // SAFETY: inst is an instruction of this module and ptr a pointer value of it; u64::MAX asks for
+        // the whole object.
+        unsafe { klap_may_write(self.0, inst.as_value_ref(), ptr.as_value_ref(), u64::MAX) }
+    }
+    /// The latest point of `f` that every thread of a block passes once, with none of `must` (nor a
+    /// return) before it: the instruction to insert a promoted kernel's wait before.
+    pub fn wait_point<'c>(self, f: FunctionValue<'c>, must: &[InstructionValue<'c>]) -> InstructionValue<'c> {
+        let raw: Vec<LLVMValueRef> = must.iter().map(|v| v.as_value_ref()).collect();
+        // SAFETY: f is a function with a body of this module, the instructions are f's; raw lives through
+        // the call, which returns one of f's instructions.
+        unsafe { InstructionValue::new(klap_wait_point(self.0, f.as_value_ref(), raw.as_ptr(), raw.len() as u32)) }
     }
     pub fn remark(self, kind: RemarkKind, inst: InstructionValue, id: &str, msg: &str) {
         let (id, msg) = (c_string(id), c_string(msg));
@@ -464,6 +480,20 @@ pub trait InstructionExt<'c>: Copy {
         // SAFETY: dynamic type tests on a call and its callee operand.
         unsafe { !LLVMIsACallInst(raw).is_null() && !LLVMIsAInlineAsm(LLVMGetCalledValue(raw)).is_null() }
     }
+    /// Whether a call touches no memory: `memory(none)` on the call or on its callee (a pure intrinsic; inline
+    /// assembly without side effects or a memory clobber, as clang marks it).
+    fn call_accesses_no_memory(self) -> bool {
+        let raw = self.this().as_value_ref();
+        // SAFETY: a dynamic type test, then the call's function attributes.
+        let at_call = unsafe {
+            if LLVMIsACallInst(raw).is_null() {
+                return false;
+            }
+            let a = LLVMGetCallSiteEnumAttribute(raw, inkwell::llvm_sys::LLVMAttributeFunctionIndex, kind_id("memory"));
+            !a.is_null() && LLVMGetEnumAttributeValue(a) == 0
+        };
+        at_call || self.called_function().is_some_and(|f| f.accesses_no_memory())
+    }
     /// The assembly text of a call of inline assembly (`mov.u32 $0, %ctaid.x;`).
     fn inline_asm_text(self) -> Option<String> {
         if !self.calls_inline_asm() {
@@ -595,6 +625,12 @@ pub trait InstructionExt<'c>: Copy {
         // SAFETY: cond is an i1 that dominates self.
         instruction(unsafe { klap_split_if_then(cond.as_value_ref(), self.this().as_value_ref()) }).unwrap()
     }
+    /// Splits the block before this instruction: the new block, which starts with it, follows the old one,
+    /// which ends with a branch to it.
+    fn split_block_before(self) -> BasicBlock<'c> {
+        // SAFETY: self is an instruction of a block (not a phi: the caller's), and the shim returns the new block.
+        unsafe { BasicBlock::new(klap_split_block(self.this().as_value_ref())) }.expect("the block split off")
+    }
     /// Moves the instruction to the builder's position.
     fn move_to(self, b: &Builder<'c>) {
         let i = self.this();
@@ -644,6 +680,15 @@ pub trait FunctionExt<'c>: Copy {
         let a = self.this().get_enum_attribute(AttributeLoc::Param(index), kind_id("byval"))?;
         // SAFETY: a byval attribute is a type attribute whose type belongs to the function's context.
         Some(unsafe { BasicTypeEnum::new(LLVMGetTypeAttributeValue(a.as_mut_ptr())) })
+    }
+    /// Whether the function touches no memory (`memory(none)`).
+    fn accesses_no_memory(self) -> bool {
+        // The `memory` attribute's value is LLVM's MemoryEffects encoding, in which 0 is none.
+        self.this().get_enum_attribute(AttributeLoc::Function, kind_id("memory")).is_some_and(|a| a.get_enum_value() == 0)
+    }
+    /// Whether parameter `index` is `noalias` (a `__restrict__` pointer).
+    fn param_noalias(self, index: u32) -> bool {
+        self.this().get_enum_attribute(AttributeLoc::Param(index), kind_id("noalias")).is_some()
     }
     /// The `align` attribute of parameter `index`, if any.
     fn param_align(self, index: u32) -> Option<u64> {

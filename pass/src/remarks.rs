@@ -67,6 +67,8 @@ pub enum Remark {
     PromotedPool,
     PoolConfigVaries,
     PoolIndexRead,
+    PromotedOverlap,
+    PromoteNoOverlap,
 }
 
 impl Remark {
@@ -134,6 +136,8 @@ impl Remark {
             Remark::PromotedPool => "KLAP412",
             Remark::PoolConfigVaries => "KLAP413",
             Remark::PoolIndexRead => "KLAP414",
+            Remark::PromotedOverlap => "KLAP415",
+            Remark::PromoteNoOverlap => "KLAP416",
         }
     }
 
@@ -171,7 +175,8 @@ impl Remark {
             | Remark::MallocAggregated
             | Remark::BlockReused
             | Remark::Promoted
-            | Remark::PromotedPool => RemarkKind::Passed,
+            | Remark::PromotedPool
+            | Remark::PromotedOverlap => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -190,7 +195,8 @@ impl Remark {
             | Remark::ReuseChildNotDefined
             | Remark::ReuseSharedMemory
             | Remark::ReuseWithAggregation => "launch not reused by its block: ",
-            Remark::Promoted | Remark::PromotedKept | Remark::PromotedPool => "",
+            Remark::Promoted | Remark::PromotedKept | Remark::PromotedPool | Remark::PromotedOverlap => "",
+            Remark::PromoteNoOverlap => "promoted without overlap: ",
             Remark::PoolConfigVaries | Remark::PoolIndexRead => "launch not promoted with aggregation: ",
             Remark::PromoteInDeviceFunction
             | Remark::PromoteNotSelf

@@ -110,6 +110,12 @@ pub enum RuntimeFn {
     PoolShare,
     PoolTake,
     PoolExit,
+    PoolEnterEarly,
+    PoolEarlyArgs,
+    PoolPublish,
+    PoolWait,
+    PoolRelease,
+    PoolTakeLone,
     IndexRegister(IndexRegister),
 }
 
@@ -162,6 +168,13 @@ const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
     (RuntimeFn::PoolShare, "__klap_pool_share", Ptr, &[Ptr, Ptr]),
     (RuntimeFn::PoolTake, "__klap_pool_take", Ptr, &[Ptr]),
     (RuntimeFn::PoolExit, "__klap_pool_exit", Void, &[Ptr]),
+    // With overlap: the arguments known at a link's start published early, the rest taken after the prologue.
+    (RuntimeFn::PoolEnterEarly, "__klap_pool_enter_early", Ptr, &[Ptr, I32]),
+    (RuntimeFn::PoolEarlyArgs, "__klap_pool_early_args", Ptr, &[Ptr]),
+    (RuntimeFn::PoolPublish, "__klap_pool_publish", Void, &[Ptr]),
+    (RuntimeFn::PoolWait, "__klap_pool_wait", Ptr, &[I32]),
+    (RuntimeFn::PoolRelease, "__klap_pool_release", Void, &[Ptr]),
+    (RuntimeFn::PoolTakeLone, "__klap_pool_take_lone", Ptr, &[Ptr]),
 ];
 
 impl RuntimeFn {

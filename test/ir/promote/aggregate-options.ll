@@ -1,6 +1,6 @@
 ; The options of promotion with aggregation: promote=aggregate and -klap-promote=aggregate take it (pools of
 ; 128 by default), klap<promote=basic> after the command line's aggregate takes basic, a pool must have 1 to
-; 65,536 links, and a promotion form that is not built is refused.
+; 65,536 links, and a promotion form that does not exist is refused.
 ; RUN: %opt -load-pass-plugin=%plugin -klap-promote=aggregate -passes='klap<granularity=none;no-inline-runtime>' -S %s \
 ; RUN:   | FileCheck --check-prefix=POOL128 %s
 ; RUN: %opt -load-pass-plugin=%plugin -klap-promote=aggregate -passes='klap<granularity=none;promote=basic;no-inline-runtime>' \
@@ -13,8 +13,10 @@
 ; RUN:   | FileCheck --check-prefix=ZERO %s
 ; RUN: not %opt -load-pass-plugin=%plugin -klap-promote-pool=0 -passes='klap<promote=aggregate>' -S %s -o /dev/null 2>&1 \
 ; RUN:   | FileCheck --check-prefix=ZERO-CL %s
-; RUN: not %opt -load-pass-plugin=%plugin -passes='klap<promote=overlap>' -S %s -o /dev/null 2>&1 \
-; RUN:   | FileCheck --check-prefix=OVERLAP %s
+; RUN: not %opt -load-pass-plugin=%plugin -passes='klap<promote=pao>' -S %s -o /dev/null 2>&1 \
+; RUN:   | FileCheck --check-prefix=UNKNOWN %s
+; RUN: not %opt -load-pass-plugin=%plugin -klap-promote=pao -passes='klap' -S %s -o /dev/null 2>&1 \
+; RUN:   | FileCheck --check-prefix=UNKNOWN-CL %s
 
 ; POOL128: call ptr @__klap_pool_alloc(i32 128, i32 20)
 ; POOL128: define ptx_kernel void @chain__klap_pool(
@@ -23,7 +25,8 @@
 ; POOLMAX: call ptr @__klap_pool_alloc(i32 65536, i32 20)
 ; ZERO: klap: promote-pool needs a number from 1 to 65536
 ; ZERO-CL: klap: -klap-promote-pool must be 1 to 65536, not 0
-; OVERLAP: klap: promote must be none, basic, aggregate or auto, not 'overlap'
+; UNKNOWN: klap: promote must be none, basic, aggregate, overlap, all or auto, not 'pao'
+; UNKNOWN-CL: klap: -klap-promote must be none, basic, aggregate, overlap, all or auto, not 'pao'
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 

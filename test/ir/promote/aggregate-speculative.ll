@@ -14,7 +14,8 @@
 ; CHECK-NOT:   fcmp
 ; CHECK:       klap.promote.join:
 ; CHECK:       fcmp ogt float
-; CHECK:         call ptr @__klap_pool_take(
+; CHECK:         [[SLOT:%.*]] = call ptr @__klap_pool_take_lone(
+; CHECK:         call void @__klap_pool_release(ptr [[SLOT]])
 ; CHECK-LABEL: define ptx_kernel void @chain__klap_pool(
 ; CHECK:         call ptr @__klap_pool_enter(
 ; CHECK:       klap.promote.run:

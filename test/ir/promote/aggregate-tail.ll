@@ -2,11 +2,17 @@
 ; fire-and-forget stream. A pool tail-launched at the start of its launcher would start only once the whole
 ; launching grid (the pool before) had completed; the order a tail launch gave between two links is given by
 ; the slot's release (after every thread of the link returned, and a fence) and its acquire, as between the
-; links inside a pool. The launch as written, where there is no successor slot, stays a tail launch.
+; links inside a pool; so the successor is released at the block's end (every thread counted out), not at
+; the launch site as a fire-and-forget chain's is. The launch as written, where there is no successor slot,
+; stays a tail launch.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;promote=aggregate;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
+; RUN: FileCheck --check-prefix=AT-EXIT %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
+; AT-EXIT: define ptx_kernel void @chain(
+; AT-EXIT-NOT: __klap_pool_release
+; AT-EXIT-NOT: __klap_pool_take_lone
 ; REMARK: remark: {{.*}}launch of @chain promoted with aggregation (pool of 128): {{.*}} [KLAP412]
 ; CHECK-LABEL: define ptx_kernel void @chain(
 ; CHECK:       klap.promote.launch:

@@ -42,13 +42,15 @@
 ; CHECK:         call void @__klap_promote_cancel(ptr [[POOL]])
 ; CHECK:       klap.promote.join:
 ; CHECK:         [[NEXT:%.*]] = call ptr @__klap_pool_share(ptr null, ptr
-; At the launch site: the arguments a link changes into slot 0 of the pool; the launch as written where
-; there is no slot.
-; CHECK:         [[SLOT:%.*]] = call ptr @__klap_pool_take(ptr [[NEXT]])
+; At the launch site: the arguments a link changes into slot 0 of the pool, released there (a
+; fire-and-forget launch: the one launching thread takes the slot without an atomic); the launch as written
+; where there is no slot.
+; CHECK:         [[SLOT:%.*]] = call ptr @__klap_pool_take_lone(ptr [[NEXT]])
 ; CHECK:         [[A2:%.*]] = getelementptr inbounds i8, ptr [[SLOT]], i64 12
 ; CHECK-NEXT:    store i32 %end, ptr [[A2]]
 ; CHECK-NEXT:    [[A3:%.*]] = getelementptr inbounds i8, ptr [[SLOT]], i64 16
 ; CHECK-NEXT:    store float %acc2, ptr [[A3]]
+; CHECK-NEXT:    call void @__klap_pool_release(ptr [[SLOT]])
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @chain,
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; CHECK:         call void @__klap_pool_exit(ptr [[NEXT]])
@@ -77,9 +79,10 @@
 ; CHECK:         call i32 @llvm.smin.i32(i32 %n,
 ; CHECK:         getelementptr inbounds float, ptr %out,
 ; CHECK:         fadd float [[ACC]],
-; CHECK:         [[SLOT2:%.*]] = call ptr @__klap_pool_take(ptr [[NEXT2]])
+; CHECK:         [[SLOT2:%.*]] = call ptr @__klap_pool_take_lone(ptr [[NEXT2]])
 ; CHECK:         store i32 %end.klap,
 ; CHECK:         store float %acc2.klap,
+; CHECK-NEXT:    call void @__klap_pool_release(ptr [[SLOT2]])
 ; Where there is no successor slot: the host's entry, launched as written.
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @chain,
 ; CHECK:         store ptr %out,

@@ -36,12 +36,19 @@
 //! (KLAP413) and every index-register read remappable (KLAP414); a launch that fails those stays as
 //! written. Pools go into the fire-and-forget stream (see the comment at the launch).
 //!
-//! Releasing at the parent's end rather than at the launch site orders the child after everything its
-//! parent does: what a tail launch gives, more than a fire-and-forget launch needs. The promoted launch
+//! With overlap (`promote=overlap`, `promote=all`; overlap.rs), the promoted form waits only where its
+//! prologue ends: the part of its work that needs nothing from the link before runs first. With aggregation
+//! the link before publishes, at its own start, the arguments known there (a first wait), and the rest come
+//! at the second wait.
+//!
+//! Basic promotion releases at the parent's end rather than at the launch site, which orders the child
+//! after everything its parent does: what a tail launch gives, more than a fire-and-forget launch needs. The promoted launch
 //! goes into the stream the launch was written with: a tail launch made at the start still runs only once
 //! its parent grid has completed (its wait for the release returns at once) and nests as the original
 //! chain nests, where a fire-and-forget launch would make each link a child of the one before (one level
-//! of nesting per link) and spin on a multiprocessor until its parent is done.
+//! of nesting per link) and spin on a multiprocessor until its parent is done. With aggregation, a chain
+//! launched into the NULL or fire-and-forget stream is released at the launch site (where the launch let
+//! its child start), a tail-launched one at the block's end.
 
 use super::Options;
 use crate::callgraph::CallGraph;
@@ -58,6 +65,8 @@ use crate::site::ops::{dim3_type, entry_alloca, guarded_replace, ArgValues, Cano
 use crate::site::{self, param_layout, LaunchModel, LaunchSite, WriteKind};
 use std::collections::HashMap;
 
+mod overlap;
+
 /// Which form of promotion `klap<promote=...>` asks for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Promotion {
@@ -65,6 +74,11 @@ pub enum Promotion {
     Basic,
     /// Promotion with aggregation (KLAP section III-B): a link launches a pool of descendants as one grid.
     Aggregate,
+    /// Basic promotion with overlap (KLAP section III-C): a promoted link runs its prologue, the part of
+    /// its work that needs nothing from the link before, before it waits (overlap.rs).
+    Overlap,
+    /// Promotion with aggregation and overlap (KLAP's PAO).
+    All,
 }
 
 impl Promotion {
@@ -73,7 +87,19 @@ impl Promotion {
             Promotion::None => "none",
             Promotion::Basic => "basic",
             Promotion::Aggregate => "aggregate",
+            Promotion::Overlap => "overlap",
+            Promotion::All => "all",
         }
+    }
+
+    /// Whether a link launches a pool of links as one grid.
+    pub fn pools(self) -> bool {
+        matches!(self, Promotion::Aggregate | Promotion::All)
+    }
+
+    /// Whether a promoted link runs its prologue before it waits.
+    pub fn overlaps(self) -> bool {
+        matches!(self, Promotion::Overlap | Promotion::All)
     }
 }
 
@@ -94,9 +120,12 @@ pub struct Candidate<'c> {
     pub condition: Option<Vec<(IntValue<'c>, bool)>>,
     /// The kernel's parameter bytes.
     pub param_size: u64,
-    /// Per parameter, with aggregation: whether every link passes it on unchanged (the launch's argument is
-    /// the parameter itself), so that a pool takes it as a parameter of its grid rather than from its slots.
+    /// Per parameter: whether every link passes it on unchanged (the launch's argument is the parameter
+    /// itself), so that a pool takes it as a parameter of its grid rather than from its slots.
     pub passed_on: Vec<bool>,
+    /// With overlap, per parameter: whether it points to memory no link writes (overlap.rs), which a
+    /// prologue may read before the wait.
+    pub read_only: Vec<bool>,
 }
 
 impl Candidate<'_> {
@@ -179,21 +208,14 @@ pub fn detect<'c>(module: &Module<'c>, model: &LaunchModel<'c>, graph: &LaunchGr
             }
         })
         .collect();
-    Ok(Candidate { available: available_params, condition: launch_condition(site), param_size, passed_on: Vec::new() })
+    Ok(Candidate { available: available_params, condition: launch_condition(site), param_size, passed_on: passed_on_params(module, site), read_only: Vec::new() })
 }
 
-/// What promotion with aggregation needs beyond [`detect`]: the pool's blocks run the kernel's code as
-/// one-block grids (every index-register read must be remapped), and one grid holds every link of a pool,
-/// so the child's block size and dynamic shared memory must be the same for every link: computed from
-/// constants and parameters that each link passes on to the next unchanged.
-/// Returns which parameters every link passes on unchanged.
-fn detect_pool<'c>(module: &Module<'c>, calls: &CallGraph<'c>, site: &LaunchSite<'c>) -> Result<Vec<bool>, (Remark, String)> {
+/// Per parameter of the launching kernel: whether the launch's argument is the parameter itself.
+fn passed_on_params<'c>(module: &Module<'c>, site: &LaunchSite<'c>) -> Vec<bool> {
     let f = site.caller;
-    if let Some((_, why)) = unremappable_index_read(calls, f) {
-        return Err((Remark::PoolIndexRead, format!("{why}: the links of a pool are blocks of one grid, whose blockIdx and gridDim must read as a one-block grid's")));
-    }
     let (params, _) = param_layout(module, f);
-    let passed_on: Vec<bool> = (0..params.len())
+    (0..params.len())
         .map(|i| {
             let writes: Vec<_> = site.writes.iter().filter(|w| w.param == i).collect();
             match writes.as_slice() {
@@ -204,16 +226,27 @@ fn detect_pool<'c>(module: &Module<'c>, calls: &CallGraph<'c>, site: &LaunchSite
                 _ => false,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// What promotion with aggregation needs beyond [`detect`]: the pool's blocks run the kernel's code as
+/// one-block grids (every index-register read must be remapped), and one grid holds every link of a pool,
+/// so the child's block size and dynamic shared memory must be the same for every link: computed from
+/// constants and parameters that each link passes on to the next unchanged.
+fn detect_pool<'c>(calls: &CallGraph<'c>, site: &LaunchSite<'c>, passed_on: &[bool]) -> Result<(), (Remark, String)> {
+    let f = site.caller;
+    if let Some((_, why)) = unremappable_index_read(calls, f) {
+        return Err((Remark::PoolIndexRead, format!("{why}: the links of a pool are blocks of one grid, whose blockIdx and gridDim must read as a one-block grid's")));
+    }
     let config: Vec<BasicValueEnum<'c>> = site.block.fields.iter().filter_map(|v| *v).chain([site.smem]).collect();
     let mut budget = 64u32;
-    if !config.iter().all(|&v| invariant_within(v, f, &passed_on, &mut budget)) {
+    if !config.iter().all(|&v| invariant_within(v, f, passed_on, &mut budget)) {
         return Err((
             Remark::PoolConfigVaries,
             format!("the child's block {} or shared memory may differ from one link to the next (it is not computed from constants and parameters passed on unchanged): one grid cannot hold the links of a pool", site.block.describe()),
         ));
     }
-    Ok(passed_on)
+    Ok(())
 }
 
 /// Whether `v` has the same value in every link of the chain: computed, as [`available`] allows, from
@@ -358,15 +391,15 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     }
     let graph = LaunchGraph::build(model);
     let calls = CallGraph::build(module);
-    let pool = (options.promote == Promotion::Aggregate).then_some(options.promote_pool.max(1));
+    let pool = options.promote.pools().then_some(options.promote_pool.max(1));
     let mut chosen: Vec<(FunctionValue<'c>, Candidate<'c>)> = Vec::new();
     for site in &model.sites {
         let detected = detect(module, model, &graph, &calls, site).and_then(|c| match pool {
-            Some(_) => detect_pool(module, &calls, site).map(|passed_on| Candidate { passed_on, ..c }),
+            Some(_) => detect_pool(&calls, site, &c.passed_on).map(|()| c),
             None => Ok(c),
         });
         match detected {
-            Ok(candidate) => {
+            Ok(mut candidate) => {
                 match pool {
                     Some(n) => Remark::PromotedPool.emit(
                         ctx,
@@ -378,6 +411,10 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                         site.launch,
                         &format!("launch of @{} promoted ({}): {}", site.child.name(), options.promote.as_str(), candidate.describe()),
                     ),
+                }
+                if options.promote.overlaps() {
+                    // On the kernel as written, before anything changes it: the alias analysis of its own code.
+                    candidate.read_only = overlap::read_only_params(ctx, site.caller, &candidate.passed_on);
                 }
                 chosen.push((site.caller, candidate));
             }
@@ -398,6 +435,29 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     let model = site::analyze_quietly(module, ctx);
     let entries = CanonicalEntries::get(module);
     for (&(kernel, variant), (_, candidate)) in promoted.iter().zip(&chosen) {
+        let variant_site = model.sites.iter().find(|s| s.caller == variant).expect("the promoted form's launch");
+        // Where the promoted form waits, before the host form changes (a pool's early arguments are
+        // computed from the host form's launch, whose values the variant's copy shares the shape of).
+        let overlap = options.promote.overlaps().then(|| plan_overlap(ctx, variant_site, candidate, pool.is_some())).and_then(|planned| match planned {
+            Ok(planned) => {
+                Remark::PromotedOverlap.emit(
+                    ctx,
+                    variant_site.launch,
+                    &format!(
+                        "the prologue of @{} overlaps the link before: {} instructions run before the wait; {}; {}",
+                        variant.name(),
+                        planned.wait.prologue,
+                        planned.describe(pool.is_some()),
+                        planned.wait.why
+                    ),
+                );
+                Some(planned)
+            }
+            Err(why) => {
+                Remark::PromoteNoOverlap.emit(ctx, variant_site.launch, &why);
+                None
+            }
+        });
         for (f, incoming) in [(kernel, None), (variant, variant.get_last_param())] {
             let site = model.sites.iter().find(|s| s.caller == f).expect("the promoted kernel's launch");
             // Each form's own values (the promoted form's launch is a copy of the host form's).
@@ -410,6 +470,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 param_size: candidate.param_size,
                 pool,
                 passed_on: &candidate.passed_on,
+                early: overlap.as_ref().filter(|_| pool.is_some()).map(|o| &o.early[..]),
+                wait_at: overlap.as_ref().filter(|_| incoming.is_some()).map(|o| o.wait.at),
             };
             promote(module, &runtime, &entries, site, f, incoming, &plan);
         }
@@ -424,6 +486,54 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     Ok(true)
 }
 
+/// What overlap found for one promoted kernel.
+struct PlannedOverlap<'c> {
+    /// With aggregation, per parameter: known at a link's start (published by the link before there).
+    early: Vec<bool>,
+    /// Per parameter: taken from the slot after the wait.
+    late: Vec<bool>,
+    wait: overlap::WaitPoint<'c>,
+}
+
+impl PlannedOverlap<'_> {
+    fn describe(&self, pool: bool) -> String {
+        let list = |which: &[bool]| {
+            let v: Vec<String> = which.iter().enumerate().filter(|(_, &x)| x).map(|(i, _)| format!("#{i}")).collect();
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(" ")
+            }
+        };
+        match pool {
+            true => format!("arguments published at a link's start: {}; taken after the wait: {}", list(&self.early), list(&self.late)),
+            false => format!("taken after the wait: {}", list(&self.late)),
+        }
+    }
+}
+
+/// Where the promoted form `site.caller` waits with overlap; Err with why where it cannot overlap.
+fn plan_overlap<'c>(ctx: Ctx, site: &LaunchSite<'c>, candidate: &Candidate<'c>, pool: bool) -> Result<PlannedOverlap<'c>, String> {
+    let f = site.caller;
+    let n = candidate.available.len();
+    let early = if pool { overlap::early_params(site, &candidate.available, &candidate.passed_on) } else { vec![false; n] };
+    // Taken after the wait: in a promoted instance the postponed parameters; in a pool's link those a link
+    // changes and the link before knows only at its end.
+    let late: Vec<bool> = (0..n).map(|i| if pool { !candidate.passed_on[i] && !early[i] } else { !candidate.available[i] }).collect();
+    let Some(condition) = launch_condition(site) else {
+        return Err("the launch condition depends on the kernel's work: a link launched speculatively must not run its prologue early (it could read past the end of its input)".into());
+    };
+    if pool {
+        let known = |k: u32| !late.get(k as usize).copied().unwrap_or(true);
+        if !condition.iter().all(|(c, _)| computed_from((*c).into(), f, &known, &mut 64)) {
+            return Err("the launch condition is computed from parameters the link before knows only at its end".into());
+        }
+    }
+    let must = overlap::must_wait(f, &late, &candidate.read_only);
+    let wait = overlap::wait_point(ctx, f, &must)?;
+    Ok(PlannedOverlap { early, late, wait })
+}
+
 struct Plan<'a, 'c> {
     kernel: FunctionValue<'c>,
     variant: FunctionValue<'c>,
@@ -434,6 +544,11 @@ struct Plan<'a, 'c> {
     pool: Option<u64>,
     /// With aggregation: the parameters every link passes on unchanged, passed to a pool's grid.
     passed_on: &'a [bool],
+    /// With aggregation and overlap: the parameters a link's arguments publish at its start (early); the
+    /// others are taken after the wait.
+    early: Option<&'a [bool]>,
+    /// With overlap, in the promoted form: where it waits.
+    wait_at: Option<InstructionValue<'c>>,
 }
 
 impl Plan<'_, '_> {
@@ -444,6 +559,12 @@ impl Plan<'_, '_> {
             Some(_) => !self.passed_on[i],
             None => !self.available[i],
         }
+    }
+
+    /// Whether parameter `i` is taken from the slot after the wait (with aggregation and overlap, the late
+    /// ones; else every one taken from the slot, at the start).
+    fn taken_late(&self, i: usize) -> bool {
+        self.taken_from_slot(i) && !self.early.is_some_and(|e| e[i])
     }
 
     /// Whether parameter `i` is an argument of the early launch (the promoted instance's, or the pool's).
@@ -470,16 +591,30 @@ fn promote<'c>(
     let null: BasicValueEnum<'c> = ptr.const_null().into();
     let bytes: BasicValueEnum<'c> = i32t.const_int(plan.param_size, false).into();
     let b = cx.create_builder();
-    let body = f.entry_block();
-    let entry = cx.prepend_basic_block(body, "klap.promote");
-    hoist_allocas(&b, body, entry);
+    let pool_overlap = plan.pool.is_some() && plan.early.is_some();
+    // Basic promotion with overlap: the promoted form's whole start (the wait, the arguments taken, the
+    // successor's launch) goes where it waits, after its prologue; else at the kernel's start.
+    let (entry, body) = match plan.wait_at.filter(|_| incoming.is_some() && plan.pool.is_none()) {
+        Some(at) => split_at(at),
+        None => {
+            let body = f.entry_block();
+            let entry = cx.prepend_basic_block(body, "klap.promote");
+            hoist_allocas(&b, body, entry);
+            (entry, body)
+        }
+    };
     b.position_at_end(entry);
 
     // A promoted instance: wait for the parent, then take the postponed arguments.
     let (params, _) = param_layout(module, plan.kernel);
     let mut taken: Vec<(BasicValueEnum<'c>, BasicValueEnum<'c>)> = Vec::new();
-    let mut abort_return = None;
-    let enter = if plan.pool.is_some() { RuntimeFn::PoolEnter } else { RuntimeFn::PromoteEnter };
+    let mut abort_returns = Vec::new();
+    let enter = match plan.pool {
+        // With overlap, a pool's link waits here only for the arguments the link before publishes at its start.
+        Some(_) if pool_overlap => RuntimeFn::PoolEnterEarly,
+        Some(_) => RuntimeFn::PoolEnter,
+        None => RuntimeFn::PromoteEnter,
+    };
     if let Some(slot) = incoming {
         // A promoted instance waits for its parent; a pool's block takes its logical index and waits for the
         // link before it. Then the arguments from the slot, or the end where the chain ended before.
@@ -489,10 +624,10 @@ fn promote<'c>(
         let end = cx.append_basic_block(f, "klap.promote.aborted");
         b.build_conditional_branch(go, run, end).expect("builder positioned");
         b.position_at_end(end);
-        abort_return = Some(b.build_return(None).expect("builder positioned"));
+        abort_returns.push(b.build_return(None).expect("builder positioned"));
         run.move_after(entry).expect("a block of f");
         b.position_at_end(run);
-        for (i, p) in params.iter().enumerate().filter(|(i, _)| plan.taken_from_slot(*i)) {
+        for (i, p) in params.iter().enumerate().filter(|(i, _)| plan.taken_from_slot(*i) && !(pool_overlap && plan.taken_late(*i))) {
             let value = b.load_aligned(p.ty, b.byte_gep(args, p.offset), p.align.min(16) as u32);
             taken.push((f.get_nth_param(i as u32).unwrap(), value));
         }
@@ -589,22 +724,88 @@ fn promote<'c>(
         Some(_) => b.call_value(runtime.get(RuntimeFn::PoolShare), &[incoming.unwrap_or(null), mine.as_basic_value()]),
         None => b.call_value(runtime.get(RuntimeFn::PromoteShare), &[mine.as_basic_value()]),
     };
+    let mut added = vec![launch, get_buffer, buffer_ok, failed, join];
+    if let Some(early) = plan.early {
+        // Thread 0 publishes the successor's early arguments (where it will launch it: the condition holds),
+        // so that the successor's prologue can start.
+        let publish = cx.append_basic_block(f, "klap.promote.publish");
+        let rest = cx.append_basic_block(f, "klap.promote.prologue");
+        let to = b.call_value(runtime.get(RuntimeFn::PoolEarlyArgs), &[next]);
+        let mut go = b.is_not_null(to);
+        for &(cond, leads) in plan.condition.iter().flatten() {
+            let mut v = b.freeze(materialize(cond.into(), &b, &mut clones)).into_int_value();
+            if !leads {
+                v = b.build_not(v, "").unwrap();
+            }
+            go = b.build_and(go, v, "").unwrap();
+        }
+        b.build_conditional_branch(go, publish, rest).unwrap();
+        b.position_at_end(publish);
+        for (k, _) in site.writes.iter().enumerate().filter(|(_, w)| early[w.param]) {
+            let (offset, value, align) = args.writes[k];
+            let v = b.freeze(materialize(value, &b, &mut clones));
+            b.store_aligned(v, b.byte_gep(to, offset), align);
+        }
+        b.call(runtime.get(RuntimeFn::PoolPublish), &[next]);
+        b.build_unconditional_branch(rest).unwrap();
+        b.position_at_end(rest);
+        added.extend([publish, rest]);
+    }
     b.build_unconditional_branch(body).unwrap();
-    for block in [launch, get_buffer, buffer_ok, failed, join] {
+    for block in added {
         block.move_before(body).unwrap();
+    }
+
+    // With aggregation and overlap: the pool's link waits for the link before to end where its prologue
+    // ends, then takes the arguments that link computed at its end.
+    if let (true, Some(at), Some(_)) = (pool_overlap, plan.wait_at, incoming) {
+        let (pre, post) = split_at(at);
+        b.position_at_end(pre);
+        let late_args = b.call_value(runtime.get(RuntimeFn::PoolWait), &[bytes]);
+        let go = b.is_not_null(late_args);
+        let run = cx.append_basic_block(f, "klap.promote.late");
+        let end = cx.append_basic_block(f, "klap.promote.aborted");
+        b.build_conditional_branch(go, run, end).unwrap();
+        b.position_at_end(end);
+        abort_returns.push(b.build_return(None).unwrap());
+        b.position_at_end(run);
+        for (i, p) in params.iter().enumerate().filter(|(i, _)| plan.taken_late(*i)) {
+            let value = b.load_aligned(p.ty, b.byte_gep(late_args, p.offset), p.align.min(16) as u32);
+            taken.push((f.get_nth_param(i as u32).unwrap(), value));
+        }
+        b.build_unconditional_branch(post).unwrap();
+        run.move_before(post).unwrap();
+        end.move_after(run).unwrap();
     }
 
     // At the launch: the arguments taken from the slot into it, where this thread takes it.
     let b = crate::site::ops::builder_before(module, site.launch);
-    let take_fn = if plan.pool.is_some() { RuntimeFn::PoolTake } else { RuntimeFn::PromoteTake };
+    // With aggregation, a launch into the NULL or fire-and-forget stream releases its successor here, as
+    // the launch let its child start here: what the launching thread wrote before is visible to it (a
+    // fence comes first), what the block's other threads do later is not waited for. A tail launch's
+    // successor is released at the block's end (every thread counted out), as the tail stream orders it.
+    let release_here = plan.pool.is_some() && matches!(site.stream, Stream::Null | Stream::FireAndForget);
+    // Where it releases here, the one thread that reaches the launch (detection proved it lone) takes the
+    // slot without an atomic: the release marks it taken.
+    let take_fn = match plan.pool {
+        Some(_) if release_here => RuntimeFn::PoolTakeLone,
+        Some(_) => RuntimeFn::PoolTake,
+        None => RuntimeFn::PromoteTake,
+    };
     let store_to = b.call_value(runtime.get(take_fn), &[next]);
     let take = b.is_not_null(store_to);
-    // Into the slot, the arguments the next link takes from it.
-    let postponed: Vec<bool> = site.writes.iter().map(|w| plan.taken_from_slot(w.param)).collect();
-    guarded_replace(module, entries, site, &args, &b, take, |b, _| args.store_where(b, store_to, &postponed, true));
+    // Into the slot, the arguments the next link takes from it (with aggregation and overlap, those it takes
+    // after its wait: the early ones are published).
+    let postponed: Vec<bool> = site.writes.iter().map(|w| if pool_overlap { plan.taken_late(w.param) } else { plan.taken_from_slot(w.param) }).collect();
+    guarded_replace(module, entries, site, &args, &b, take, |b, _| {
+        args.store_where(b, store_to, &postponed, true);
+        if release_here {
+            b.call(runtime.get(RuntimeFn::PoolRelease), &[store_to]);
+        }
+    });
 
     // Every thread counts itself out where it returns.
-    for ret in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return && Some(*i) != abort_return) {
+    for ret in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return && !abort_returns.contains(i)) {
         b.position_before(&ret);
         b.call(runtime.get(if plan.pool.is_some() { RuntimeFn::PoolExit } else { RuntimeFn::PromoteExit }), &[next]);
     }
@@ -615,6 +816,16 @@ fn promote<'c>(
     for (param, value) in taken {
         param.replace_uses_with(value);
     }
+}
+
+/// Splits `at`'s block before it: the part before, without its terminator (the builder adds one), and the
+/// part from `at` on.
+fn split_at<'c>(at: InstructionValue<'c>) -> (BasicBlock<'c>, BasicBlock<'c>) {
+    let before = at.block();
+    let after = at.split_block_before();
+    after.set_name("klap.promote.waited");
+    before.get_terminator().expect("the branch the split added").erase();
+    (before, after)
 }
 
 /// `v` computed again at the builder's position (where the parameters are): the pure computations of
