@@ -82,6 +82,11 @@ static cl::opt<bool> SerializeOpt("klap-serialize",
                                            "launching thread instead of launching it (on with -klap-granularity=auto)"),
                                   cl::init(false));
 
+static cl::opt<bool> SerializeWarpOpt("klap-serialize-warp",
+                                      cl::desc("Run serialized children by the launching warp together: the lanes "
+                                               "that reach the launch share their children's threads"),
+                                      cl::init(false));
+
 // Chosen by measurement on the GPU: see BENCHMARKS.md (the threshold sweep).
 static constexpr unsigned DefaultSerializeThreshold = 32;
 
@@ -180,6 +185,7 @@ struct KlapRustOptions {
   uint32_t BlockReuseQueue = DefaultBlockReuseQueue;
   uint32_t Promote = PromoteUnset;
   uint32_t PromotePool = DefaultPromotePool;
+  bool SerializeWarp = false;
 };
 
 extern "C" {
@@ -311,6 +317,7 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.PoolBytes = uint64_t(PoolMiBOpt) << 20;
   O.Rust.Trace = TraceOpt;
   O.Rust.Serialize = SerializeOpt;
+  O.Rust.SerializeWarp = SerializeWarpOpt;
   O.Rust.SerializeThreshold = SerializeThresholdOpt;
   if (!PromoteOpt.empty()) {
     if (auto P = parsePromote(PromoteOpt))
@@ -356,6 +363,8 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       O.Rust.Trace = true;
     } else if (P == "serialize" || P == "no-serialize") {
       O.Rust.Serialize = P == "serialize";
+    } else if (P == "serialize-warp") {
+      O.Rust.SerializeWarp = true;
     } else if (P.consume_front("serialize-threshold=")) {
       uint64_t N;
       if (P.getAsInteger(10, N))
@@ -411,6 +420,8 @@ std::string toParams(const KlapOptions &O) {
   S += O.Rust.SkipLone ? ";skip-lone-launches" : ";no-skip-lone-launches";
   S += O.Rust.Serialize ? ";serialize" : ";no-serialize";
   S += ";serialize-threshold=" + std::to_string(O.Rust.SerializeThreshold);
+  if (O.Rust.SerializeWarp)
+    S += ";serialize-warp";
   if (O.Rust.PoolBytes)
     S += ";pool-mib=" + std::to_string(O.Rust.PoolBytes >> 20);
   if (O.Rust.Trace)

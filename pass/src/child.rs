@@ -50,6 +50,8 @@ pub enum VariantKind {
     Aggregated,
     Thread,
     Serial,
+    /// The serial variant run by the launching warp together (warp_serial).
+    WarpSerial,
     Block,
     Promoted,
     Pool,
@@ -331,6 +333,180 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             self.variants.insert(key, v);
         }
         self.variants[&key].function
+    }
+
+    /// `K__klap_warp_serial`, with [`Self::serial`]'s parameters: the serialized children of the lanes of a
+    /// warp that reach the launch together, run by those lanes together. Each lane's child has at most
+    /// `2^bits - 1` threads; their threads are numbered in lane order (an exclusive sum over the lanes, by
+    /// ballots of each bit of the counts), and the lanes take them in turn, `lanes` at a time: a thread of
+    /// lane j's child runs on some lane with lane j's arguments (shuffled from it). So the children's work
+    /// is spread evenly over the lanes, and consecutive threads of one child run on consecutive lanes.
+    /// None where a parameter cannot be shuffled (by value, an aggregate or a vector).
+    pub fn warp_serial(&mut self, kernel: FunctionValue<'c>, bits: u32) -> Option<FunctionValue<'c>> {
+        let shuffles = |t: BasicTypeEnum| matches!(t, BasicTypeEnum::IntType(_) | BasicTypeEnum::FloatType(_) | BasicTypeEnum::PointerType(_));
+        if (0..kernel.count_params()).any(|i| kernel.param_byval_type(i).is_some()) || !kernel.get_params().iter().all(|p| shuffles(p.get_type())) {
+            return None;
+        }
+        let key = (kernel, VariantKind::WarpSerial);
+        if !self.variants.contains_key(&key) {
+            let thread = self.thread(kernel);
+            let v = self.build_warp_serial(kernel, thread, bits.clamp(1, 31));
+            self.variants.insert(key, v);
+        }
+        Some(self.variants[&key].function)
+    }
+
+    fn build_warp_serial(&mut self, kernel: FunctionValue<'c>, thread: FunctionValue<'c>, bits: u32) -> Variant<'c> {
+        let module = self.module;
+        let cx = module.get_context();
+        let (i1t, i32t, i64t) = (cx.bool_type(), cx.i32_type(), cx.i64_type());
+        let n = kernel.count_params() as usize;
+        let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_params().iter().map(|p| p.get_type().into()).collect();
+        types.extend((0..6).map(|_| BasicMetadataTypeEnum::from(i32t)));
+        types.push(i64t.into());
+        let f = module.add_function(&format!("{}__klap_warp_serial", kernel.name()), cx.void_type().fn_type(&types, false), Some(Linkage::Internal));
+        f.add_inline_always();
+        f.set_convergent();
+        let intrinsic = |name: &str, ty: crate::llvm::FunctionType<'c>| module.get_or_declare(name, ty);
+        let activemask = intrinsic("llvm.nvvm.activemask", i32t.fn_type(&[], false));
+        let lanemask_lt = intrinsic("llvm.nvvm.read.ptx.sreg.lanemask.lt", i32t.fn_type(&[], false));
+        let ballot = intrinsic("llvm.nvvm.vote.ballot.sync", i32t.fn_type(&[i32t.into(), i1t.into()], false));
+        let warp_sync = intrinsic("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[i32t.into()], false));
+        let shfl = intrinsic("llvm.nvvm.shfl.sync.idx.i32", i32t.fn_type(&[i32t.into(), i32t.into(), i32t.into(), i32t.into()], false));
+        let popc = intrinsic("llvm.ctpop.i32", i32t.fn_type(&[i32t.into()], false));
+        let ctlz = intrinsic("llvm.ctlz.i32", i32t.fn_type(&[i32t.into(), i1t.into()], false));
+        let p: Vec<BasicValueEnum<'c>> = f.get_params();
+        let entry = cx.append_basic_block(f, "entry");
+        let head = cx.append_basic_block(f, "items");
+        let item = cx.append_basic_block(f, "item");
+        let run = cx.append_basic_block(f, "run");
+        let next = cx.append_basic_block(f, "next");
+        let exit = cx.append_basic_block(f, "exit");
+        let b = cx.create_builder();
+        let c32 = |v: u64| i32t.const_int(v, false);
+        let call = |b: &Builder<'c>, f: FunctionValue<'c>, args: &[BasicValueEnum<'c>]| b.call_value(f, args).into_int_value();
+
+        b.position_at_end(entry);
+        let dim = |i: usize| p[n + i].into_int_value();
+        let product = |v: [IntValue<'c>; 3]| {
+            let xy = b.build_int_mul(v[0], v[1], "").unwrap();
+            b.build_int_mul(xy, v[2], "").unwrap()
+        };
+        let nb = product([dim(0), dim(1), dim(2)]);
+        let nt = product([dim(3), dim(4), dim(5)]);
+        let all = b.build_int_mul(b.build_int_z_extend(nb, i64t, "").unwrap(), b.build_int_z_extend(nt, i64t, "").unwrap(), "").unwrap();
+        let limit = p[n + 6].into_int_value();
+        let fewer = b.build_int_compare(IntPredicate::ULT, limit, all, "").unwrap();
+        let count64 = b.build_select(fewer, limit, all, "").unwrap().into_int_value();
+        let count = b.build_int_truncate(count64, i32t, "count").unwrap();
+        let mask = call(&b, activemask, &[]);
+        // The lanes' writes before the launch are seen by every lane that runs a thread of their children.
+        b.call(warp_sync, &[mask.into()]);
+        let below = call(&b, lanemask_lt, &[]);
+        // One ballot per bit of the counts: the sum over any set of lanes is the bits' popcounts, weighted.
+        let slices: Vec<IntValue<'c>> = (0..bits)
+            .map(|k| {
+                let bit = b.build_and(b.build_right_shift(count, c32(k as u64), false, "").unwrap(), c32(1), "").unwrap();
+                let set = b.build_int_compare(IntPredicate::NE, bit, c32(0), "").unwrap();
+                call(&b, ballot, &[mask.into(), set.into()])
+            })
+            .collect();
+        let working = {
+            let nonzero = b.build_int_compare(IntPredicate::NE, count, c32(0), "").unwrap();
+            call(&b, ballot, &[mask.into(), nonzero.into()])
+        };
+        // The sum of the counts of the lanes in `lanes`.
+        let sum_over = |b: &Builder<'c>, lanes: IntValue<'c>| {
+            let mut total = c32(0);
+            for (k, slice) in slices.iter().enumerate() {
+                let part = b.build_and(*slice, lanes, "").unwrap();
+                let ones = call(b, popc, &[part.into()]);
+                total = b.build_int_add(total, b.build_left_shift(ones, c32(k as u64), "").unwrap(), "").unwrap();
+            }
+            total
+        };
+        let total = sum_over(&b, i32t.const_all_ones());
+        let lanes = call(&b, popc, &[mask.into()]);
+        let rank = call(&b, popc, &[b.build_and(mask, below, "").unwrap().into()]);
+        b.build_unconditional_branch(head).unwrap();
+
+        b.position_at_end(head);
+        let base = b.build_phi(i32t, "base").unwrap();
+        let more = b.build_int_compare(IntPredicate::ULT, base.as_basic_value().into_int_value(), total, "").unwrap();
+        b.build_conditional_branch(more, item, exit).unwrap();
+
+        b.position_at_end(item);
+        let k = b.build_int_add(base.as_basic_value().into_int_value(), rank, "k").unwrap();
+        let valid = b.build_int_compare(IntPredicate::ULT, k, total, "").unwrap();
+        // Lanes below j (bits 0..j-1): all ones shifted right by 32 - j, for j in 1..=31.
+        let lanes_below = |b: &Builder<'c>, j: IntValue<'c>| {
+            let shift = b.build_int_sub(c32(32), j, "").unwrap();
+            b.build_right_shift(i32t.const_all_ones(), shift, false, "").unwrap()
+        };
+        // The last lane j whose children's threads before it (the sum over lanes below j) are at most k.
+        let mut j = c32(0);
+        for step in [16u64, 8, 4, 2, 1] {
+            let candidate = b.build_int_add(j, c32(step), "").unwrap();
+            let before = sum_over(&b, lanes_below(&b, candidate));
+            let fits = b.build_int_compare(IntPredicate::ULE, before, k, "").unwrap();
+            j = b.build_select(fits, candidate, j, "").unwrap().into_int_value();
+        }
+        // Its owner: the last working lane at or below j (lanes at or below j: all ones shifted right by 31 - j).
+        let upto = b.build_right_shift(i32t.const_all_ones(), b.build_int_sub(c32(31), j, "").unwrap(), false, "").unwrap();
+        let candidates = b.build_and(working, upto, "").unwrap();
+        let zeros = call(&b, ctlz, &[candidates.into(), i1t.const_zero().into()]);
+        let found = b.build_int_sub(c32(31), zeros, "").unwrap();
+        let own = call(&b, intrinsic("llvm.nvvm.read.ptx.sreg.laneid", i32t.fn_type(&[], false)), &[]);
+        let owner = b.build_select(valid, found, own, "owner").unwrap().into_int_value();
+        let owner_before = {
+            let zero_owner = b.build_int_compare(IntPredicate::EQ, owner, c32(0), "").unwrap();
+            let below_owner = lanes_below(&b, owner);
+            let lanes = b.build_select(zero_owner, c32(0), below_owner, "").unwrap().into_int_value();
+            sum_over(&b, lanes)
+        };
+        let t = b.build_int_sub(k, owner_before, "t").unwrap();
+        // The owner's arguments, every lane of the mask taking part in each shuffle.
+        let take = |b: &Builder<'c>, v: BasicValueEnum<'c>| -> BasicValueEnum<'c> { shuffle(module, b, shfl, mask, owner, v) };
+        let args: Vec<BasicValueEnum<'c>> = p[..n + 6].iter().map(|v| take(&b, *v)).collect();
+        b.build_conditional_branch(valid, run, next).unwrap();
+
+        b.position_at_end(run);
+        let odim = |i: usize| args[n + i].into_int_value();
+        let grid = [odim(0), odim(1), odim(2)];
+        let block = [odim(3), odim(4), odim(5)];
+        let per_block = {
+            let xy = b.build_int_mul(block[0], block[1], "").unwrap();
+            b.build_int_mul(xy, block[2], "").unwrap()
+        };
+        let blk = b.build_int_unsigned_div(t, per_block, "").unwrap();
+        let within = b.build_int_unsigned_rem(t, per_block, "").unwrap();
+        let tid = split_index(&b, within, block);
+        let ctaid = split_index(&b, blk, grid);
+        let mut call_args: Vec<BasicValueEnum<'c>> = args[..n].to_vec();
+        for (register, _) in IndexRegister::all() {
+            let d = ["x", "y", "z"].iter().position(|x| *x == register.dimension).unwrap();
+            call_args.push(
+                match register.register {
+                    "tid" => tid[d],
+                    "ntid" => block[d],
+                    "ctaid" => ctaid[d],
+                    _ => grid[d],
+                }
+                .into(),
+            );
+        }
+        b.call(thread, &call_args);
+        b.build_unconditional_branch(next).unwrap();
+
+        b.position_at_end(next);
+        let base_next = b.build_int_add(base.as_basic_value().into_int_value(), lanes, "").unwrap();
+        b.build_unconditional_branch(head).unwrap();
+
+        b.position_at_end(exit);
+        b.build_return(None).unwrap();
+        base.add_incoming(&[(&c32(0), entry), (&base_next, next)]);
+        let body_start = run.get_first_instruction().unwrap();
+        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0 }
     }
 
     /// Whether a parent block can run blocks of `kernel` with its own threads ([`VariantKind::Block`]),
@@ -734,6 +910,40 @@ fn is_linear_x<'c>(v: BasicValueEnum<'c>) -> bool {
 }
 
 /// x, y, z of a linear index within dimensions `dims`: x fastest.
+/// `v` from lane `lane` of `mask` (every lane of the mask executes it): integers up to 64 bits, floats and
+/// pointers, in 32-bit pieces.
+fn shuffle<'c>(module: &Module<'c>, b: &Builder<'c>, shfl: FunctionValue<'c>, mask: IntValue<'c>, lane: IntValue<'c>, v: BasicValueEnum<'c>) -> BasicValueEnum<'c> {
+    let cx = module.get_context();
+    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+    let ty = v.get_type();
+    let bits = module.store_size(ty) * 8;
+    let word = |b: &Builder<'c>, x: IntValue<'c>| -> IntValue<'c> {
+        b.call_value(shfl, &[mask.into(), x.into(), lane.into(), i32t.const_int(31, false).into()]).into_int_value()
+    };
+    let as_int = cx.custom_width_int_type(std::num::NonZeroU32::new(bits as u32).expect("a sized type")).expect("a valid width");
+    let int = match ty {
+        BasicTypeEnum::PointerType(_) => b.build_ptr_to_int(v.into_pointer_value(), as_int, "").unwrap(),
+        BasicTypeEnum::FloatType(_) => b.build_bit_cast(v, as_int, "").unwrap().into_int_value(),
+        _ => v.into_int_value(),
+    };
+    let int_ty = int.get_type();
+    let moved = if int_ty.get_bit_width() <= 32 {
+        let wide = b.build_int_z_extend_or_bit_cast(int, i32t, "").unwrap();
+        b.build_int_truncate_or_bit_cast(word(b, wide), int_ty, "").unwrap()
+    } else {
+        let wide = b.build_int_z_extend_or_bit_cast(int, i64t, "").unwrap();
+        let low = word(b, b.build_int_truncate(wide, i32t, "").unwrap());
+        let high = word(b, b.build_int_truncate(b.build_right_shift(wide, i64t.const_int(32, false), false, "").unwrap(), i32t, "").unwrap());
+        let joined = b.build_or(b.build_int_z_extend(low, i64t, "").unwrap(), b.build_left_shift(b.build_int_z_extend(high, i64t, "").unwrap(), i64t.const_int(32, false), "").unwrap(), "").unwrap();
+        b.build_int_truncate_or_bit_cast(joined, int_ty, "").unwrap()
+    };
+    match ty {
+        BasicTypeEnum::PointerType(pt) => b.build_int_to_ptr(moved, pt, "").unwrap().into(),
+        BasicTypeEnum::FloatType(_) => b.build_bit_cast(moved, ty, "").unwrap(),
+        _ => moved.into(),
+    }
+}
+
 fn split_index<'c>(b: &crate::llvm::Builder<'c>, linear: IntValue<'c>, dims: [IntValue<'c>; 3]) -> [IntValue<'c>; 3] {
     let x = b.build_int_unsigned_rem(linear, dims[0], "").unwrap();
     let rest = b.build_int_unsigned_div(linear, dims[0], "").unwrap();

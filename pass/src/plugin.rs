@@ -112,6 +112,7 @@ pub struct RawOptions {
     /// 0 none, 1 basic, 2 aggregate, 3 overlap, 4 all; 255 unset (aggregate under `auto`, else none).
     promote: u32,
     promote_pool: u32,
+    serialize_warp: bool,
 }
 
 impl RawOptions {
@@ -132,6 +133,7 @@ impl RawOptions {
             trace: self.trace,
             serialize: self.serialize || self.granularity == 4,
             serialize_threshold: self.serialize_threshold,
+            serialize_warp: self.serialize_warp,
             // Not part of plain `auto`: it made qt 40x slower on an H100 (2026-11-25); and it does not run
             // beside aggregation, so not under `auto` with `-klap-block-reuse` either (KLAP317, block_reuse.rs).
             block_reuse: self.block_reuse,

@@ -43,6 +43,8 @@ pub struct Options {
     pub serialize: bool,
     /// The most threads a child grid may have to be serialized.
     pub serialize_threshold: u64,
+    /// Serialized children run by the launching warp together (child.rs, `warp_serial`).
+    pub serialize_warp: bool,
     /// Whether a parent block runs the launches it can itself, at its end (transform/block_reuse.rs).
     pub block_reuse: bool,
     /// Launch records a parent block's queue holds.

@@ -52,9 +52,18 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             _ => format!("its threads when there are at most {} (checked at run time; larger ones are launched)", options.serialize_threshold),
         };
         let stream = if site.stream == Stream::SingleLaunch { format!("; {SINGLE_LAUNCH_STREAM}") } else { String::new() };
-        Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}{stream}", site.child.name()));
+        // With `serialize-warp`, the lanes of a warp that reach the launch together run their children
+        // together; the counts are below 2^bits (at most the threshold).
+        let bits = 64 - options.serialize_threshold.leading_zeros();
+        let warp = options.serialize_warp && variants.warp_serial(site.child, bits).is_some();
+        let together = match (options.serialize_warp, warp) {
+            (true, true) => "; the lanes of the launching warp run their children's threads together, shared out evenly",
+            (true, false) => "; each thread alone (a parameter is by value or an aggregate: it cannot be shuffled between lanes)",
+            _ => "",
+        };
+        Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}{stream}{together}", site.child.name()));
         count(Statistic::SerializedLaunch, 1);
-        serialize(module, &entries, &mut variants, site, options.serialize_threshold, always, bound);
+        serialize(module, &entries, &mut variants, site, options.serialize_threshold, always, bound, warp);
         changed = true;
     }
     entries.retire_replaced(module);
@@ -117,9 +126,14 @@ fn serialize<'c>(
     threshold: u64,
     always: bool,
     bound: Option<(BasicValueEnum<'c>, bool)>,
+    warp: bool,
 ) {
     let i64t = module.get_context().i64_type();
-    let serial = variants.serial(site.child);
+    let serial = match warp {
+        true => variants.warp_serial(site.child, 64 - threshold.leading_zeros()),
+        false => None,
+    }
+    .unwrap_or_else(|| variants.serial(site.child));
     let args = ArgValues::capture(module, site);
     let b = builder_before(module, site.launch);
     let dims: Vec<BasicValueEnum<'c>> = [&site.grid, &site.block].into_iter().flat_map(|d| dim3_fields(module, &b, d)).collect();
