@@ -388,10 +388,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
         b.position_at_end(entry);
         let dim = |i: usize| p[n + i].into_int_value();
-        let product = |v: [IntValue<'c>; 3]| {
-            let xy = b.build_int_mul(v[0], v[1], "").unwrap();
-            b.build_int_mul(xy, v[2], "").unwrap()
-        };
+        let product = |v: [IntValue<'c>; 3]| product3(&b, v);
         let nb = product([dim(0), dim(1), dim(2)]);
         let nt = product([dim(3), dim(4), dim(5)]);
         let all = b.build_int_mul(b.build_int_z_extend(nb, i64t, "").unwrap(), b.build_int_z_extend(nt, i64t, "").unwrap(), "").unwrap();
@@ -474,28 +471,12 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let odim = |i: usize| args[n + i].into_int_value();
         let grid = [odim(0), odim(1), odim(2)];
         let block = [odim(3), odim(4), odim(5)];
-        let per_block = {
-            let xy = b.build_int_mul(block[0], block[1], "").unwrap();
-            b.build_int_mul(xy, block[2], "").unwrap()
-        };
+        let per_block = product3(&b, block);
         let blk = b.build_int_unsigned_div(t, per_block, "").unwrap();
         let within = b.build_int_unsigned_rem(t, per_block, "").unwrap();
         let tid = split_index(&b, within, block);
         let ctaid = split_index(&b, blk, grid);
-        let mut call_args: Vec<BasicValueEnum<'c>> = args[..n].to_vec();
-        for (register, _) in IndexRegister::all() {
-            let d = ["x", "y", "z"].iter().position(|x| *x == register.dimension).unwrap();
-            call_args.push(
-                match register.register {
-                    "tid" => tid[d],
-                    "ntid" => block[d],
-                    "ctaid" => ctaid[d],
-                    _ => grid[d],
-                }
-                .into(),
-            );
-        }
-        b.call(thread, &call_args);
+        b.call(thread, &thread_arguments(&args[..n], tid, block, ctaid, grid));
         b.build_unconditional_branch(next).unwrap();
 
         b.position_at_end(next);
@@ -704,10 +685,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let one = i32t.const_int(1, false);
 
         b.position_at_end(entry);
-        let product = |v: [IntValue<'c>; 3]| {
-            let xy = b.build_int_mul(v[0], v[1], "").unwrap();
-            b.build_int_mul(xy, v[2], "").unwrap()
-        };
+        let product = |v: [IntValue<'c>; 3]| product3(&b, v);
         let nblocks = product(grid);
         let nthreads = product(block);
         let nthreads64 = b.build_int_z_extend(nthreads, i64t, "").unwrap();
@@ -734,17 +712,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.position_at_end(thread_body);
         let tid = split_index(&b, t.as_basic_value().into_int_value(), block);
         let ctaid = split_index(&b, blk.as_basic_value().into_int_value(), grid);
-        let mut args: Vec<BasicValueEnum<'c>> = p[..n].to_vec();
-        for (register, _) in IndexRegister::all() {
-            let d = ["x", "y", "z"].iter().position(|x| *x == register.dimension).unwrap();
-            args.push(match register.register {
-                "tid" => tid[d],
-                "ntid" => block[d],
-                "ctaid" => ctaid[d],
-                _ => grid[d],
-            }.into());
-        }
-        b.call(thread, &args);
+        b.call(thread, &thread_arguments(&p[..n], tid, block, ctaid, grid));
         let t_next = b.build_int_add(t.as_basic_value().into_int_value(), one, "").unwrap();
         b.build_unconditional_branch(threads_head).unwrap();
 
@@ -942,6 +910,29 @@ fn shuffle<'c>(module: &Module<'c>, b: &Builder<'c>, shfl: FunctionValue<'c>, ma
         BasicTypeEnum::FloatType(_) => b.build_bit_cast(moved, ty, "").unwrap(),
         _ => moved.into(),
     }
+}
+
+/// The arguments of a thread variant's call: the kernel's parameters, then the index registers' values in
+/// `IndexRegister::all()`'s order.
+fn thread_arguments<'c>(params: &[BasicValueEnum<'c>], tid: [IntValue<'c>; 3], block: [IntValue<'c>; 3], ctaid: [IntValue<'c>; 3], grid: [IntValue<'c>; 3]) -> Vec<BasicValueEnum<'c>> {
+    let mut args = params.to_vec();
+    for (register, _) in IndexRegister::all() {
+        let d = ["x", "y", "z"].iter().position(|x| *x == register.dimension).unwrap();
+        let value = match register.register {
+            "tid" => tid[d],
+            "ntid" => block[d],
+            "ctaid" => ctaid[d],
+            _ => grid[d],
+        };
+        args.push(value.into());
+    }
+    args
+}
+
+/// x * y * z of a dim3's fields.
+fn product3<'c>(b: &crate::llvm::Builder<'c>, v: [IntValue<'c>; 3]) -> IntValue<'c> {
+    let xy = b.build_int_mul(v[0], v[1], "").unwrap();
+    b.build_int_mul(xy, v[2], "").unwrap()
 }
 
 fn split_index<'c>(b: &crate::llvm::Builder<'c>, linear: IntValue<'c>, dims: [IntValue<'c>; 3]) -> [IntValue<'c>; 3] {
