@@ -1,4 +1,4 @@
-// Kernel launch promotion (pass/src/transform/promote.rs): a one-block kernel that launches itself at the
+// Kernel launch promotion (pass/src/transform/promote/): a one-block kernel that launches itself at the
 // end of its work launches its next instance at its start instead; the instance waits until this one is
 // done, then takes the arguments that were known only at the end from a slot of the pool.
 //

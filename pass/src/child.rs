@@ -27,12 +27,12 @@
 //!   that end early count as arrived at the barriers of the others, as they do in a block of its own.
 //! - [`VariantKind::Promoted`]: `K__klap_promoted(params..., ptr slot)`, a kernel with the kernel's code
 //!   as it is (its index registers its own), for the instances a promoted launch makes
-//!   (transform/promote.rs adds the wait for the parent and the parameters taken from the slot).
+//!   (transform/promote/ adds the wait for the parent and the parameters taken from the slot).
 //! - [`VariantKind::Pool`]: `K__klap_pool(params..., ptr pool)`, the kernel's code for the blocks of a
 //!   pool of promoted links launched as one grid (promotion with aggregation): each block is one link,
 //!   a grid of one block in the chain as written, so its reads of blockIdx give 0 and of gridDim 1, in
 //!   the kernel and in copies of the device functions it calls (threadIdx and blockDim are its own).
-//!   transform/promote.rs adds the dynamic index, the wait, and the parameters taken from the slot.
+//!   transform/promote/ adds the dynamic index, the wait, and the parameters taken from the slot.
 
 use crate::callgraph::CallGraph;
 use crate::llvm::{

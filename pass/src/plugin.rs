@@ -19,7 +19,7 @@ pub const LLVM_MAJOR: &str = env!("KLAP_LLVM_MAJOR");
 pub enum Step {
     /// Every recognized launch in the canonical V2 form (transform/normalize.rs).
     Normalize,
-    /// One-block kernels that launch themselves launch at their start (transform/promote.rs).
+    /// One-block kernels that launch themselves launch at their start (transform/promote/).
     Promote,
     /// Small children run in the launching thread (transform/serialize.rs).
     Serialize,

@@ -49,7 +49,7 @@ pub struct Options {
     pub block_reuse: bool,
     /// Launch records a parent block's queue holds.
     pub block_reuse_queue: u64,
-    /// Kernel launch promotion of one-block kernels that launch themselves (transform/promote.rs).
+    /// Kernel launch promotion of one-block kernels that launch themselves (transform/promote/).
     pub promote: promote::Promotion,
     /// Links per pool at `promote=aggregate` (`-klap-promote-pool`).
     pub promote_pool: u64,
