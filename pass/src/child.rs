@@ -17,6 +17,9 @@
 //!   ([`ChildVariants::runs_alone`]).
 //! - [`VariantKind::Serial`]: `K__klap_serial(params..., gx, gy, gz, bx, by, bz)`, every thread of a
 //!   child grid, one after another, in the calling thread.
+//! - [`VariantKind::WarpSerial`]: `K__klap_warp_serial(...)`, the serial variant's parameters: the
+//!   children of the lanes of a warp that call it together, their threads shared out over those lanes
+//!   (each run by the thread variant with its owner lane's arguments, shuffled from it).
 //! - [`VariantKind::Block`]: `K__klap_block(params..., i32 x 12, i32 threads)`, the code of one child
 //!   thread as the thread variant has it, for a parent block whose threads run one child block together
 //!   (block reuse): its static and dynamic shared memory stay shared memory, its warp collectives stay
