@@ -157,6 +157,12 @@ struct PromotePool {
 enum { POOL_HEADER = 32 };
 
 INLINE PromotePool *pool_of(Chunk *c) { return (PromotePool *)c->args; }
+// A pool's slot has its state and a word of arguments in one 64-bit word (the state in the low half, the
+// word in the high half), every atomic on it 64 bits wide: a link whose only late argument fits in 32 bits
+// is released with it in the same atomic (__klap_pool_release_word), so that the next link has it from
+// the poll that sees the release, without another round trip to memory.
+INLINE u64 *slot_word(PromoteSlot *s) { return (u64 *)&s->state; }
+INLINE void slot_or(PromoteSlot *s, u64 bits) { __nvvm_atom_or_gen_ll((long long *)slot_word(s), (long long)bits); }
 INLINE PromoteSlot *pool_link(PromotePool *p, u32 i) {
   return (PromoteSlot *)((char *)p + POOL_HEADER + (u64)i * p->stride);
 }
@@ -203,20 +209,23 @@ DEVICE Chunk *__klap_pool_alloc(u32 size, u32 arg_bytes) {
   p->size = size;
   p->stride = stride;
   for (u32 i = 0; i < size; ++i)
-    pool_link(p, i)->state = 0;
+    *slot_word(pool_link(p, i)) = 0;
   // The launch that follows makes these writes visible to the pool's blocks.
   return c;
 }
 
 // Thread 0: waits until slot `s` has one of the `ready` bits or the pool is aborted, then copies the
-// slot's arguments (`arg_bytes`) into shared memory. Returns whether the link runs: not where the pool was
-// aborted, nor where the link before ended without reaching its launch (DONE without TAKEN; it then sets
-// the abort flag). Once `abort` is set no slot after the one that set it is ever released.
-INLINE u32 pool_wait_slot(PromotePool *p, PromoteSlot *s, u32 ready, u32 arg_bytes) {
-  u32 state;
-  while (!((state = load_relaxed(&s->state)) & ready) && !load_relaxed(&p->abort))
+// slot's arguments (`arg_bytes`) into shared memory; `word` gets the slot's argument word. Returns whether
+// the link runs: not where the pool was aborted, nor where the link before ended without reaching its
+// launch (DONE without TAKEN; it then sets the abort flag). Once `abort` is set no slot after the one that
+// set it is ever released.
+INLINE u32 pool_wait_slot(PromotePool *p, PromoteSlot *s, u32 ready, u32 arg_bytes, u32 *word) {
+  u64 both;
+  while (!((u32)(both = load_relaxed(slot_word(s))) & ready) && !load_relaxed(&p->abort))
     ;
   fence();
+  u32 state = (u32)both;
+  *word = (u32)(both >> 32);
   u32 go = (state & ready) && !((state & PROMOTE_DONE) && !(state & PROMOTE_TAKEN));
   if (go) {
     u32 words = (arg_bytes < PROMOTE_ARGS_MAX ? arg_bytes : PROMOTE_ARGS_MAX) / 4 + (arg_bytes % 4 != 0);
@@ -236,7 +245,8 @@ INLINE char *pool_enter(Chunk *c, u32 arg_bytes, u32 ready) {
   if (tid_linear() == 0) {
     PromotePool *p = pool_of(c);
     u32 i = (u32)__nvvm_atom_add_gen_i((int *)&p->ticket, 1);
-    u32 go = pool_wait_slot(p, pool_link(p, i), ready, arg_bytes);
+    u32 word;
+    u32 go = pool_wait_slot(p, pool_link(p, i), ready, arg_bytes, &word);
     klap_pool_block.own = c;
     klap_pool_block.index = i;
     klap_pool_block.last = i + 1 == p->size;
@@ -269,28 +279,40 @@ DEVICE char *__klap_pool_early_args(PromoteSlot *s) { return s && tid_linear() =
 // Thread 0, once it has stored them: releases the early arguments (after a fence).
 DEVICE void __klap_pool_publish(PromoteSlot *s) {
   fence();
-  __nvvm_atom_or_gen_i((int *)&s->state, (int)PROMOTE_EARLY);
+  slot_or(s, PROMOTE_EARLY);
 }
 
 // Every thread where the prologue ends: thread 0 waits for the end of the link before and copies the
 // arguments again, now with those computed at its end. Returns where they are, or null where the chain
 // ended before this link: the block then releases its successor without a launch (DONE without TAKEN:
 // the successor, or the first link of the pool this block launched, ends too) and is counted finished.
-DEVICE char *__klap_pool_wait(u32 arg_bytes) {
+// `word_at` (below PROMOTE_ARGS_MAX): the late arguments are the slot's argument word only, released with
+// the state (__klap_pool_release_word); it goes to that offset of the arguments, and nothing is copied.
+INLINE char *pool_wait(u32 arg_bytes, u32 word_at) {
   if (tid_linear() == 0) {
     Chunk *c = klap_pool_block.own;
     PromotePool *p = pool_of(c);
-    u32 go = pool_wait_slot(p, pool_link(p, klap_pool_block.index), PROMOTE_DONE, arg_bytes);
+    u32 word;
+    u32 packed = word_at < PROMOTE_ARGS_MAX;
+    u32 go = pool_wait_slot(p, pool_link(p, klap_pool_block.index), PROMOTE_DONE, packed ? 0 : arg_bytes, &word);
     klap_promote_go = go;
+    if (go && packed)
+      *(u32 *)(klap_promote_args + word_at) = word;
     if (!go) {
       if (klap_pool_block.next)
-        __nvvm_atom_or_gen_i((int *)&klap_pool_block.next->state, (int)PROMOTE_DONE);
+        slot_or(klap_pool_block.next, PROMOTE_DONE);
       pool_finish(c);
     }
   }
   __syncthreads();
   return klap_promote_go ? klap_promote_args : 0;
 }
+
+DEVICE char *__klap_pool_wait(u32 arg_bytes) { return pool_wait(arg_bytes, PROMOTE_ARGS_MAX); }
+
+// Where the one late argument (32 bits at most) comes in the slot's argument word: it is stored at
+// `offset` of the arguments.
+DEVICE char *__klap_pool_wait_word(u32 offset) { return pool_wait(0, offset); }
 
 // Whether the running block of a pool holds the pool's last logical index (it launches the next pool).
 ACCESSOR bool __klap_pool_last() { return klap_pool_block.last != 0; }
@@ -319,7 +341,12 @@ DEVICE PromoteSlot *__klap_pool_share(Chunk *own, Chunk *launched) {
 
 // The thread that reaches the launch site: where to store the successor's arguments, or null where there
 // is no successor slot or another thread took it first (the launch is then made as written).
-DEVICE char *__klap_pool_take(PromoteSlot *s) { return s ? slot_take(s) : 0; }
+DEVICE char *__klap_pool_take(PromoteSlot *s) {
+  if (!s)
+    return 0;
+  u64 old = (u64)__nvvm_atom_or_gen_ll((long long *)slot_word(s), (long long)PROMOTE_TAKEN);
+  return (old & PROMOTE_TAKEN) ? 0 : s->args;
+}
 
 // The thread at a launch into the NULL or fire-and-forget stream, once it has stored the successor's
 // arguments: releases the successor there, as the launch would have let it start there (the fence orders
@@ -329,7 +356,16 @@ DEVICE char *__klap_pool_take(PromoteSlot *s) { return s ? slot_take(s) : 0; }
 DEVICE void __klap_pool_release(char *args) {
   PromoteSlot *s = (PromoteSlot *)(args - __builtin_offsetof(PromoteSlot, args));
   fence();
-  __nvvm_atom_or_gen_i((int *)&s->state, (int)(PROMOTE_TAKEN | PROMOTE_DONE));
+  slot_or(s, PROMOTE_TAKEN | PROMOTE_DONE);
+  klap_pool_block.released = 1;
+}
+
+// The same, where the late arguments are one value of 32 bits at most: it is released in the slot's
+// argument word, in the same atomic as the state.
+DEVICE void __klap_pool_release_word(char *args, u32 value) {
+  PromoteSlot *s = (PromoteSlot *)(args - __builtin_offsetof(PromoteSlot, args));
+  fence();
+  slot_or(s, ((u64)value << 32) | PROMOTE_TAKEN | PROMOTE_DONE);
   klap_pool_block.released = 1;
 }
 
@@ -348,7 +384,7 @@ DEVICE void __klap_pool_exit(PromoteSlot *s) {
   if (!last_to_exit(&klap_pool_block.exited, klap_pool_block.threads))
     return;
   if (s && !klap_pool_block.released)
-    __nvvm_atom_or_gen_i((int *)&s->state, (int)PROMOTE_DONE);
+    slot_or(s, PROMOTE_DONE);
   if (own)
     pool_finish(own);
 }

@@ -116,6 +116,8 @@ pub enum RuntimeFn {
     PoolWait,
     PoolRelease,
     PoolTakeLone,
+    PoolWaitWord,
+    PoolReleaseWord,
     IndexRegister(IndexRegister),
 }
 
@@ -175,6 +177,8 @@ const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
     (RuntimeFn::PoolWait, "__klap_pool_wait", Ptr, &[I32]),
     (RuntimeFn::PoolRelease, "__klap_pool_release", Void, &[Ptr]),
     (RuntimeFn::PoolTakeLone, "__klap_pool_take_lone", Ptr, &[Ptr]),
+    (RuntimeFn::PoolWaitWord, "__klap_pool_wait_word", Ptr, &[I32]),
+    (RuntimeFn::PoolReleaseWord, "__klap_pool_release_word", Void, &[Ptr, I32]),
 ];
 
 impl RuntimeFn {

@@ -18,7 +18,8 @@
 ; REMARK: remark: {{.*}}the prologue of @chain__klap_pool overlaps the link before: {{[0-9]+}} instructions run before the wait; arguments published at a link's start: #3; taken after the wait: #4; the wait is before `%acc2{{.*}} = fadd float %acc, %sq{{.*}}`: it uses parameter #4, which the link before computes [KLAP415]
 
 ; The host's entry launches the first pool, then publishes the first link's early argument (%end, into
-; slot 0 at %first's offset) where the launch condition holds; at the launch site only %acc2 is stored.
+; slot 0 at %first's offset) where the launch condition holds; at the launch site %acc2, the one late
+; argument, is released in the slot's word, in the same atomic as the state.
 ; CHECK-LABEL: define ptx_kernel void @chain(ptr noalias %in, ptr %out, i32 %n, i32 %first, float %acc)
 ; CHECK:       klap.promote.join:
 ; CHECK:         [[NEXT:%.*]] = call ptr @__klap_pool_share(ptr null, ptr
@@ -28,10 +29,9 @@
 ; CHECK-NEXT:    store i32 {{%.*}}, ptr [[E]], align 4
 ; CHECK-NEXT:    call void @__klap_pool_publish(ptr [[NEXT]])
 ; CHECK:         [[SLOT:%.*]] = call ptr @__klap_pool_take_lone(ptr [[NEXT]])
-; CHECK-NOT:     store i32
-; CHECK:         [[A:%.*]] = getelementptr inbounds i8, ptr [[SLOT]], i64 24
-; CHECK-NEXT:    store float %acc2, ptr [[A]]
-; CHECK-NEXT:    call void @__klap_pool_release(ptr [[SLOT]])
+; CHECK-NOT:     store
+; CHECK:         [[W:%.*]] = bitcast float %acc2 to i32
+; CHECK-NEXT:    call void @__klap_pool_release_word(ptr [[SLOT]], i32 [[W]])
 
 ; A pool's link: the early argument at its start, its own successor's published, the prologue, then the wait
 ; and the late argument.
@@ -48,7 +48,7 @@
 ; CHECK:         add i32 [[FIRST]],
 ; CHECK:         [[X:%.*]] = load float, ptr
 ; CHECK:         call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
-; CHECK-NEXT:    [[LATE:%.*]] = call ptr @__klap_pool_wait(i32 28)
+; CHECK-NEXT:    [[LATE:%.*]] = call ptr @__klap_pool_wait_word(i32 24)
 ; CHECK-NEXT:    [[GO:%.*]] = icmp ne ptr [[LATE]], null
 ; CHECK-NEXT:    br i1 [[GO]], label %klap.promote.late, label %klap.promote.aborted{{[0-9]+}}
 ; CHECK:       klap.promote.late:
@@ -60,7 +60,8 @@
 ; CHECK-NEXT:    ret void
 ; CHECK:       klap.promote.waited:
 ; CHECK-NEXT:    fadd float [[ACC]],
-; CHECK:         call ptr @__klap_pool_take_lone(ptr [[NEXT2]])
+; CHECK:         [[SLOT2:%.*]] = call ptr @__klap_pool_take_lone(ptr [[NEXT2]])
+; CHECK:         call void @__klap_pool_release_word(ptr [[SLOT2]],
 ; CHECK:         call void @__klap_pool_exit(ptr [[NEXT2]])
 ; The chain ended before this link's start.
 ; CHECK:       klap.promote.aborted:

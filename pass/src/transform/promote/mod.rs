@@ -54,7 +54,7 @@ use super::Options;
 use crate::callgraph::CallGraph;
 use crate::child::{hoist_allocas, unremappable_index_read, ChildVariants};
 use crate::llvm::{
-    AddressSpace, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue,
+    AddressSpace, BasicBlock, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue,
     InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Operand, ValueExt,
 };
 use crate::remarks::Remark;
@@ -472,6 +472,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 passed_on: &candidate.passed_on,
                 early: overlap.as_ref().filter(|_| pool.is_some()).map(|o| &o.early[..]),
                 wait_at: overlap.as_ref().filter(|_| incoming.is_some()).map(|o| o.wait.at),
+                word: overlap.as_ref().filter(|_| pool.is_some() && releases_at_launch(site)).and_then(|o| late_word(module, kernel, &o.late)),
             };
             promote(module, &runtime, &entries, site, f, incoming, &plan);
         }
@@ -534,6 +535,21 @@ fn plan_overlap<'c>(ctx: Ctx, site: &LaunchSite<'c>, candidate: &Candidate<'c>, 
     Ok(PlannedOverlap { early, late, wait })
 }
 
+/// Whether a pool releases the link after it at the launch site: a launch into the NULL or fire-and-forget
+/// stream let its child start there (a tail launch's child waits for the whole grid).
+fn releases_at_launch(site: &LaunchSite) -> bool {
+    matches!(site.stream, Stream::Null | Stream::FireAndForget)
+}
+
+/// The one late parameter, where it is an integer or a float of 32 bits at most.
+fn late_word<'c>(module: &Module<'c>, kernel: FunctionValue<'c>, late: &[bool]) -> Option<usize> {
+    let (params, _) = param_layout(module, kernel);
+    let mut which = late.iter().enumerate().filter(|(_, &l)| l).map(|(i, _)| i);
+    let (Some(i), None) = (which.next(), which.next()) else { return None };
+    let scalar = matches!(params[i].ty, BasicTypeEnum::IntType(_) | BasicTypeEnum::FloatType(_));
+    (scalar && params[i].size <= 4 && !params[i].byval).then_some(i)
+}
+
 struct Plan<'a, 'c> {
     kernel: FunctionValue<'c>,
     variant: FunctionValue<'c>,
@@ -549,6 +565,9 @@ struct Plan<'a, 'c> {
     early: Option<&'a [bool]>,
     /// With overlap, in the promoted form: where it waits.
     wait_at: Option<InstructionValue<'c>>,
+    /// With aggregation and overlap, where the late arguments are one value of 32 bits at most and the link
+    /// releases its successor at the launch site: that parameter, released in the slot's argument word.
+    word: Option<usize>,
 }
 
 impl Plan<'_, '_> {
@@ -761,7 +780,10 @@ fn promote<'c>(
     if let (true, Some(at), Some(_)) = (pool_overlap, plan.wait_at, incoming) {
         let (pre, post) = split_at(at);
         b.position_at_end(pre);
-        let late_args = b.call_value(runtime.get(RuntimeFn::PoolWait), &[bytes]);
+        let late_args = match plan.word {
+            Some(i) => b.call_value(runtime.get(RuntimeFn::PoolWaitWord), &[i32t.const_int(params[i].offset, false).into()]),
+            None => b.call_value(runtime.get(RuntimeFn::PoolWait), &[bytes]),
+        };
         let go = b.is_not_null(late_args);
         let run = cx.append_basic_block(f, "klap.promote.late");
         let end = cx.append_basic_block(f, "klap.promote.aborted");
@@ -784,7 +806,7 @@ fn promote<'c>(
     // the launch let its child start here: what the launching thread wrote before is visible to it (a
     // fence comes first), what the block's other threads do later is not waited for. A tail launch's
     // successor is released at the block's end (every thread counted out), as the tail stream orders it.
-    let release_here = plan.pool.is_some() && matches!(site.stream, Stream::Null | Stream::FireAndForget);
+    let release_here = plan.pool.is_some() && releases_at_launch(site);
     // Where it releases here, the one thread that reaches the launch (detection proved it lone) takes the
     // slot without an atomic: the release marks it taken.
     let take_fn = match plan.pool {
@@ -797,10 +819,29 @@ fn promote<'c>(
     // Into the slot, the arguments the next link takes from it (with aggregation and overlap, those it takes
     // after its wait: the early ones are published).
     let postponed: Vec<bool> = site.writes.iter().map(|w| if pool_overlap { plan.taken_late(w.param) } else { plan.taken_from_slot(w.param) }).collect();
-    guarded_replace(module, entries, site, &args, &b, take, |b, _| {
-        args.store_where(b, store_to, &postponed, true);
-        if release_here {
-            b.call(runtime.get(RuntimeFn::PoolRelease), &[store_to]);
+    // The late argument released in the slot's word, where there is one such (the value the launch writes
+    // for it, as 32 bits).
+    let word = plan.word.and_then(|i| {
+        let p = &params[i];
+        args.writes.iter().find(|&&(offset, value, _)| offset == p.offset && value.get_type() == p.ty).map(|&(_, value, _)| value)
+    });
+    guarded_replace(module, entries, site, &args, &b, take, |b, _| match word {
+        Some(value) => {
+            let bits = match value {
+                BasicValueEnum::FloatValue(_) => {
+                    let int = cx.custom_width_int_type(std::num::NonZeroU32::new(value.get_type().into_float_type().get_bit_width()).unwrap()).unwrap();
+                    b.build_bit_cast(value, int, "").unwrap().into_int_value()
+                }
+                _ => value.into_int_value(),
+            };
+            let wide = b.build_int_z_extend_or_bit_cast(bits, i32t, "").unwrap();
+            b.call(runtime.get(RuntimeFn::PoolReleaseWord), &[store_to, wide.into()]);
+        }
+        None => {
+            args.store_where(b, store_to, &postponed, true);
+            if release_here {
+                b.call(runtime.get(RuntimeFn::PoolRelease), &[store_to]);
+            }
         }
     });
 
