@@ -41,3 +41,21 @@ static inline cudaError_t klap_set_pool(const void *kernel, void *pool, size_t b
     return cudaErrorInvalidSymbol;
   return cudaMemcpy((void *)(size_t)setting, value, sizeof value, cudaMemcpyHostToDevice);
 }
+
+// Promotion with overlap (docs/promotion.md): klap finds by itself what a promoted link may run before it
+// waits for the link before (reads through `const T *__restrict__` parameters, shared memory, barriers).
+// Where the analysis stops too early, a kernel may mark the end of its prologue:
+//
+//   __global__ void link(const int *in, int *out, int n, int first, int carried) {
+//     ... loads and ranking that need nothing from the link before ...
+//     klap_prologue_end();
+//     ... the part that needs `carried` ...
+//   }
+//
+// The mark is a promise that nothing before it reads memory another link of the chain writes. klap then
+// waits there (remark KLAP415), where every thread passes once and no parameter the link before computes is
+// used before it (else KLAP416 says why, and the analysis decides). Without klap it compiles to nothing but
+// a PTX comment (its memory clobber keeps the compiler from moving memory accesses across it).
+#ifdef __CUDACC__
+static __device__ __forceinline__ void klap_prologue_end(void) { asm volatile("// klap_prologue_end" ::: "memory"); }
+#endif

@@ -531,7 +531,15 @@ fn plan_overlap<'c>(ctx: Ctx, site: &LaunchSite<'c>, candidate: &Candidate<'c>, 
         }
     }
     let must = overlap::must_wait(f, &late, &candidate.read_only);
-    let wait = overlap::wait_point(ctx, f, &must)?;
+    let wait = match overlap::prologue_marks(f).as_slice() {
+        [] => overlap::wait_point(ctx, f, &must)?,
+        [mark] => {
+            // The uses of late parameters must still come after the mark; its promise covers memory only.
+            let late_uses: Vec<(InstructionValue<'c>, String)> = must.into_iter().filter(|(_, why)| why.starts_with(overlap::USES_LATE)).collect();
+            overlap::marked_wait_point(ctx, f, *mark, &late_uses)?
+        }
+        marks => return Err(format!("klap_prologue_end() appears {} times in @{} (one mark is the wait)", marks.len(), f.name())),
+    };
     Ok(PlannedOverlap { early, late, wait })
 }
 

@@ -25,6 +25,9 @@ use crate::site::{LaunchSite, WriteKind};
 use inkwell::types::BasicTypeEnum;
 use std::collections::HashSet;
 
+/// How [`must_wait`] says that an instruction uses a late parameter.
+pub const USES_LATE: &str = "it uses parameter #";
+
 const SHARED: u16 = 3;
 const CONSTANT: u16 = 4;
 const LOCAL: u16 = 5;
@@ -83,7 +86,7 @@ pub fn must_wait<'c>(f: FunctionValue<'c>, late: &[bool], read_only: &[bool]) ->
             _ => None,
         });
         if let Some(p) = uses_late {
-            out.push((i, format!("it uses parameter #{p}, which the link before computes")));
+            out.push((i, format!("{USES_LATE}{p}, which the link before computes")));
             continue;
         }
         use InstructionOpcode::*;
@@ -182,6 +185,33 @@ fn readable_early<'c>(ptr: BasicValueEnum<'c>, f: FunctionValue<'c>, read_only: 
         return true;
     }
     object.as_param().is_some_and(|(g, k)| g == f && read_only.get(k as usize).copied().unwrap_or(false))
+}
+
+/// The text of the programmer's mark of the prologue's end (`klap_prologue_end()` in runtime/klap.h).
+const PROLOGUE_END: &str = "klap_prologue_end";
+
+/// The calls of `f` to the programmer's mark of the prologue's end.
+pub fn prologue_marks<'c>(f: FunctionValue<'c>) -> Vec<InstructionValue<'c>> {
+    f.instructions().into_iter().filter(|i| i.inline_asm_text().is_some_and(|t| t.contains(PROLOGUE_END))).collect()
+}
+
+/// Where `f` waits where the programmer marked the prologue's end (`mark`): there, if every thread passes
+/// it once and nothing before it uses a late parameter or ends the thread; the analysis of memory is
+/// overridden by the mark's promise.
+pub fn marked_wait_point<'c>(ctx: Ctx, f: FunctionValue<'c>, mark: InstructionValue<'c>, late_uses: &[(InstructionValue<'c>, String)]) -> Result<WaitPoint<'c>, String> {
+    let mut must: Vec<InstructionValue<'c>> = late_uses.iter().map(|(i, _)| *i).collect();
+    must.push(mark);
+    let at = ctx.wait_point(f, &must);
+    if at != mark {
+        let why = late_uses
+            .iter()
+            .find(|(i, _)| instructions_before(f, mark).contains(i))
+            .map(|(i, why)| format!("`{}` comes before it: {why}", i.ir().trim()))
+            .unwrap_or_else(|| "it is not where every thread of the block passes once (in a loop, in a branch, or after a return)".into());
+        return Err(format!("klap_prologue_end() cannot be the wait: {why}"));
+    }
+    let prologue = instructions_before(f, at).iter().filter(|i| i.get_opcode() != InstructionOpcode::Alloca).count();
+    Ok(WaitPoint { at, prologue, why: "the wait is at klap_prologue_end(), the programmer's mark, which overrides the analysis of what may run before it".into() })
 }
 
 /// Where `f` waits, given what must wait; None where the prologue does no memory work (nothing worth
