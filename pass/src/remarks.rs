@@ -38,6 +38,7 @@ pub enum Remark {
     SerialTooLarge,
     SerialChildNotDefined,
     SerialChildLoops,
+    SerialChildAtomics,
     BlockReused,
     ReuseStreamKept,
     ReuseChildUnfit,
@@ -107,6 +108,7 @@ impl Remark {
             Remark::SerialTooLarge => "KLAP303",
             Remark::SerialChildNotDefined => "KLAP304",
             Remark::SerialChildLoops => "KLAP305",
+            Remark::SerialChildAtomics => "KLAP306",
             Remark::BlockReused => "KLAP310",
             Remark::ReuseStreamKept => "KLAP311",
             Remark::ReuseChildUnfit => "KLAP312",
@@ -212,7 +214,8 @@ impl Remark {
             | Remark::SerialStreamKept
             | Remark::SerialTooLarge
             | Remark::SerialChildNotDefined
-            | Remark::SerialChildLoops => {
+            | Remark::SerialChildLoops
+            | Remark::SerialChildAtomics => {
                 "launch not serialized: "
             }
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
