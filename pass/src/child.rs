@@ -305,7 +305,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// A kernel `K<suffix>(params..., ptr <pointer>)` with `kernel`'s code, as yet unchanged.
     fn build_with_extra_pointer(&mut self, kernel: FunctionValue<'c>, suffix: &str, pointer: &str) -> Variant<'c> {
         let cx = self.module.get_context();
-        let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_type().get_param_types().into_iter().map(|t| t.into()).collect();
+        let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_type().get_param_types();
         types.push(cx.ptr_type(AddressSpace::default()).into());
         let f = self.module.add_function(&format!("{}{suffix}", kernel.name()), cx.void_type().fn_type(&types, false), None);
         f.set_ptx_kernel();

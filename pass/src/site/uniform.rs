@@ -99,7 +99,7 @@ fn param_uniform(uniform: &UniformParams, f: FunctionValue, index: u32) -> bool 
     if !f.is_ptx_kernel() {
         return false;
     }
-    uniform.get(&f).map_or(true, |u| u[index as usize])
+    uniform.get(&f).is_none_or(|u| u[index as usize])
 }
 
 fn value_uniform(uniform: &UniformParams, v: BasicValueEnum, depth: u32) -> bool {

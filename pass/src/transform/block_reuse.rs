@@ -239,7 +239,7 @@ fn decide<'c>(
         0 => "it has no barrier".to_string(),
         n => format!("its {n} barrier(s) kept among the threads that run a child block"),
     });
-    if !site.smem.const_int().is_some_and(|n| n == 0) {
+    if site.smem.const_int().is_none_or(|n| n != 0) {
         facts.push("its dynamic shared memory within the parent block's (checked at run time)".into());
     }
     let recursive = child == kernel || calls.recursive_sets().iter().any(|set| set.contains(&child) && set.contains(&kernel));

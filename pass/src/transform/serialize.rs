@@ -13,7 +13,7 @@
 
 use super::Options;
 use crate::child::ChildVariants;
-use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, InstructionExt, InstructionOpcode, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
+use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{builder_before, dim3_fields, entry_alloca, guarded_replace, replace, ArgValues, CanonicalEntries};
@@ -34,12 +34,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         let constant = constant_threads(site);
         let bound = guard_value(site, &variants);
         let always = constant.is_some_and(|n| n <= options.serialize_threshold);
-        if !always && bound.is_none() && constant.is_some() {
-            Remark::SerialTooLarge.emit(
-                ctx,
-                site.launch,
-                &format!("the child grid has {} threads, more than the threshold {}", constant.unwrap(), options.serialize_threshold),
-            );
+        if let (false, None, Some(n)) = (always, bound, constant) {
+            Remark::SerialTooLarge.emit(ctx, site.launch, &format!("the child grid has {n} threads, more than the threshold {}", options.serialize_threshold));
             continue;
         }
         let how = match (constant, bound) {
@@ -55,7 +51,11 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         // With `serialize-warp`, the lanes of a warp that reach the launch together run their children
         // together; the counts are below 2^bits (at most the threshold).
         let bits = 64 - options.serialize_threshold.leading_zeros();
-        let warp = options.serialize_warp && variants.warp_serial(site.child, bits).is_some();
+        let warp_serial = match options.serialize_warp {
+            true => variants.warp_serial(site.child, bits),
+            false => None,
+        };
+        let warp = warp_serial.is_some();
         let together = match (options.serialize_warp, warp) {
             (true, true) => "; the lanes of the launching warp run their children's threads together, shared out evenly",
             (true, false) => "; each thread alone (a parameter is by value or an aggregate: it cannot be shuffled between lanes)",
@@ -63,7 +63,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         };
         Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}{stream}{together}", site.child.name()));
         count(Statistic::SerializedLaunch, 1);
-        serialize(module, &entries, &mut variants, site, options.serialize_threshold, always, bound, warp);
+        let serial = warp_serial.unwrap_or_else(|| variants.serial(site.child));
+        serialize(module, &entries, serial, site, options.serialize_threshold, always, bound);
         changed = true;
     }
     entries.retire_replaced(module);
@@ -130,22 +131,17 @@ fn guard_value<'c>(site: &LaunchSite<'c>, variants: &ChildVariants<'_, 'c>) -> O
     })
 }
 
+/// Replaces the launch of `site` by a call of `serial` (the child's serial or warp-serial variant).
 fn serialize<'c>(
     module: &Module<'c>,
     entries: &CanonicalEntries<'c>,
-    variants: &mut ChildVariants<'_, 'c>,
+    serial: FunctionValue<'c>,
     site: &LaunchSite<'c>,
     threshold: u64,
     always: bool,
     bound: Option<(BasicValueEnum<'c>, bool)>,
-    warp: bool,
 ) {
     let i64t = module.get_context().i64_type();
-    let serial = match warp {
-        true => variants.warp_serial(site.child, 64 - threshold.leading_zeros()),
-        false => None,
-    }
-    .unwrap_or_else(|| variants.serial(site.child));
     let args = ArgValues::capture(module, site);
     let b = builder_before(module, site.launch);
     let dims: Vec<BasicValueEnum<'c>> = [&site.grid, &site.block].into_iter().flat_map(|d| dim3_fields(module, &b, d)).collect();
