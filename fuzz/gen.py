@@ -742,8 +742,80 @@ def finish_case(case):
     return True
 
 
+# From this seed on, one case in six is a chain of one-block links (ChainCase): the shape kernel launch
+# promotion takes. Earlier seeds generate what they always did, so their case ids stay reproducible.
+CHAIN_SEEDS = 400
+
+
+class ChainCase:
+    """A one-block kernel that processes a chunk of the input and, from thread 0 at its end, launches itself for
+    the next chunk with a carried value: KLAP's promotion shape (examples/PROMOTION.md), with the choices
+    promotion's detection and its overlap analysis look at drawn at random: the stream (fire-and-forget, tail,
+    NULL), the carried value's type, a launch condition known at the start or one computed by the work
+    (speculative), a `__restrict__` input or not, the programmer's prologue mark or not, the block size, the
+    chunk and the chain's length. Every thread adds hashes of what it computed to the output; the chain's result
+    depends on every link running once, in order, with the right carried value."""
+
+    def __init__(self, seed, index, rng):
+        self.seed, self.index = seed, index
+        self.ns = "c%d" % index
+        self.kernels, self.devfns = [], []
+        self.log_cap = 0
+        self.block = rng.pick([32, 64, 128, 256])
+        self.chunk = self.block * rng.pick([1, 2, 3])
+        self.links = rng.pick([1, 2, 3, 5, 9, 40, 130, 300])
+        self.n = self.chunk * (self.links - 1) + 1 + rng.below(self.chunk)
+        self.stream = rng.pick(["cudaStreamFireAndForget", "cudaStreamTailLaunch", "0"])
+        self.carry = rng.pick(["int", "long long", "float"])
+        self.restrict = not rng.chance(0.25)
+        self.mark = rng.chance(0.25)
+        self.speculative = rng.chance(0.25)
+        self.launch_bound = self.links
+
+    def emit(self):
+        c = self
+        restrict = "__restrict__ " if c.restrict else ""
+        mark = '  asm volatile("// klap_prologue_end" ::: "memory");\n' if c.mark else ""
+        # The speculative condition reads the work's result; it holds for every link but the last (the total is
+        # never negative), so the chain's length is the same either way.
+        cond = "end < n && total >= 0" if c.speculative else "end < n"
+        return ("namespace %(ns)s {\n"
+                "constexpr unsigned long long WORDS = FZ_LOG + 1;\n"
+                "__global__ void chain(const int *%(restrict)sin, unsigned long long *out, int n, int chunk, int first, %(carry)s carried) {\n"
+                "  __shared__ long long part[%(block)d];\n"
+                "  const int end = min(n, first + chunk);\n"
+                "  long long local = 0;\n"
+                "  for (int i = first + (int)threadIdx.x; i < end; i += %(block)d) local += in[i %% FZ_IN] + 1;\n"
+                "  part[threadIdx.x] = local;\n"
+                "  __syncthreads();\n"
+                "  for (int s = %(block)d / 2; s > 0; s /= 2) {\n"
+                "    if ((int)threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s];\n"
+                "    __syncthreads();\n"
+                "  }\n"
+                "  const long long total = part[0];\n"
+                "%(mark)s"
+                "  fz_put(out, fz_mix(fz_f64((double)carried) ^ (unsigned long long)(first + (int)threadIdx.x) ^ (unsigned long long)local << 20));\n"
+                "  if (threadIdx.x == 0) {\n"
+                "    atomicAdd(&out[FZ_GRIDS], 1ull);\n"
+                "    if (%(cond)s)\n"
+                "      chain<<<1, %(block)d, 0, %(stream)s>>>(in, out, n, chunk, end, (%(carry)s)(carried + (%(carry)s)(total %% 1000) + 1));\n"
+                "  }\n"
+                "}\n"
+                "void run(FzCtx &x) {\n"
+                "  fz_clear(x, WORDS);\n"
+                "  fz_fill_in(x, %(in_seed)dull);\n"
+                "  chain<<<1, %(block)d>>>(x.in, x.out, %(n)d, %(chunk)d, 0, (%(carry)s)0);\n"
+                "  fz_finish(x, \"%(seed)d-%(index)d\", WORDS, 0);\n"
+                "}\n"
+                "}  // namespace %(ns)s\n") % dict(ns=c.ns, restrict=restrict, carry=c.carry, block=c.block, mark=mark,
+                                                   cond=cond, stream=c.stream, n=c.n, chunk=c.chunk, seed=c.seed,
+                                                   index=c.index, in_seed=mix64(c.seed * 1000003 + c.index) % 1000000)
+
+
 def make_case(seed, index):
     base = mix64((seed << 24) ^ index)
+    if seed >= CHAIN_SEEDS and base % 6 == 0:
+        return ChainCase(seed, index, Rng(base))
     for attempt in range(1000):
         case = Case(seed, index)
         Gen(Rng(base + attempt), case).generate()
@@ -1246,7 +1318,7 @@ def emit_program(seed, indices, out):
     text = [PRELUDE]
     most = 0
     for case in cases:
-        text.append(Emitter(case).emit())
+        text.append(case.emit() if isinstance(case, ChainCase) else Emitter(case).emit())
         most = max(most, LOG_BASE + max(case.log_cap, 1))
     # Unselected indices keep their position so that case i is still argument i.
     table = []
