@@ -13,7 +13,7 @@
 
 use super::Options;
 use crate::child::ChildVariants;
-use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
+use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{builder_before, dim3_fields, entry_alloca, guarded_replace, replace, ArgValues, CanonicalEntries};
@@ -89,20 +89,22 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
     if let Err(why) = variants.runs_alone(site.child) {
         return Some((Remark::SerialChildCollective, format!("the threads of @{} cannot run one by one: {why}", site.child.name())));
     }
+    // Where the child or a function it calls has an instruction `has` accepts: " (in @f, which it calls)" or "".
+    let found = |has: &dyn Fn(InstructionValue<'c>) -> bool| {
+        let f = variants.reachable(site.child).into_iter().find(|f| !f.is_declaration() && f.instructions().into_iter().any(has))?;
+        Some(if f == site.child { String::new() } else { format!(" (in @{}, which it calls)", f.name()) })
+    };
     // A child thread with a loop of its own is work worth a thread: one after another in the launching
     // thread such children cost more than their launch (measured on an H100: sp, whose child loops over a
     // clause's literals, 1.82 ms serialized at threshold 32 against 0.70 aggregated per grid).
-    if let Some(f) = variants.reachable(site.child).into_iter().find(|f| !f.is_declaration() && f.instructions().into_iter().any(|i| ctx.loop_depth(i) > 0)) {
-        let within = if f == site.child { String::new() } else { format!(" (in @{}, which it calls)", f.name()) };
+    if let Some(within) = found(&|i| ctx.loop_depth(i) > 0) {
         return Some((Remark::SerialChildLoops, format!("each thread of @{} runs a loop{within}: it is worth a thread of its own", site.child.name())));
     }
     // A child thread that waits for the result of an atomic (a round trip to memory it cannot go on
     // without): one after another in the launching thread those waits add up, launched they overlap
     // (measured on an H100: sssp, whose child's atomicMin decides whether the vertex is pushed, 1.68 ms
     // serialized at threshold 32 against 1.17 ms aggregated per grid; bfs's atomicCAS 0.52 against 0.45).
-    let waits = |i: &crate::llvm::InstructionValue<'c>| matches!(i.get_opcode(), InstructionOpcode::AtomicRMW | InstructionOpcode::AtomicCmpXchg) && i.result().has_users();
-    if let Some(f) = variants.reachable(site.child).into_iter().find(|f| !f.is_declaration() && f.instructions().iter().any(waits)) {
-        let within = if f == site.child { String::new() } else { format!(" (in @{}, which it calls)", f.name()) };
+    if let Some(within) = found(&|i| matches!(i.get_opcode(), InstructionOpcode::AtomicRMW | InstructionOpcode::AtomicCmpXchg) && i.result().has_users()) {
         return Some((
             Remark::SerialChildAtomics,
             format!("each thread of @{} waits for the result of an atomic{within}: one after another in the launching thread those waits add up, launched they overlap", site.child.name()),
