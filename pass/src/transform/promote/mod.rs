@@ -458,6 +458,14 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 None
             }
         });
+        // Both forms must agree: the producer (either form's launch site) and the consumer (the pool form's wait).
+        let host_site = model.sites.iter().find(|s| s.caller == kernel).expect("the host form's launch");
+        let word = overlap.as_ref().filter(|_| pool.is_some() && releases_at_launch(host_site)).and_then(|o| {
+            match (late_word(module, host_site, &o.late), late_word(module, variant_site, &o.late)) {
+                (Some(a), Some(b)) if a == b => Some(a),
+                _ => None,
+            }
+        });
         for (f, incoming) in [(kernel, None), (variant, variant.get_last_param())] {
             let site = model.sites.iter().find(|s| s.caller == f).expect("the promoted kernel's launch");
             // Each form's own values (the promoted form's launch is a copy of the host form's).
@@ -472,7 +480,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 passed_on: &candidate.passed_on,
                 early: overlap.as_ref().filter(|_| pool.is_some()).map(|o| &o.early[..]),
                 wait_at: overlap.as_ref().filter(|_| incoming.is_some()).map(|o| o.wait.at),
-                word: overlap.as_ref().filter(|_| pool.is_some() && releases_at_launch(site)).and_then(|o| late_word(module, kernel, &o.late)),
+                word,
             };
             promote(module, &runtime, &entries, site, f, incoming, &plan);
         }
@@ -549,13 +557,17 @@ fn releases_at_launch(site: &LaunchSite) -> bool {
     matches!(site.stream, Stream::Null | Stream::FireAndForget)
 }
 
-/// The one late parameter, where it is an integer or a float of 32 bits at most.
-fn late_word<'c>(module: &Module<'c>, kernel: FunctionValue<'c>, late: &[bool]) -> Option<usize> {
-    let (params, _) = param_layout(module, kernel);
+/// The one late parameter, where it is an integer or a float of 32 bits at most that `site`'s launch writes
+/// whole, with one store of its type (the value released in the slot's word).
+fn late_word<'c>(module: &Module<'c>, site: &LaunchSite<'c>, late: &[bool]) -> Option<usize> {
+    let (params, _) = param_layout(module, site.caller);
     let mut which = late.iter().enumerate().filter(|(_, &l)| l).map(|(i, _)| i);
     let (Some(i), None) = (which.next(), which.next()) else { return None };
-    let scalar = matches!(params[i].ty, BasicTypeEnum::IntType(_) | BasicTypeEnum::FloatType(_));
-    (scalar && params[i].size <= 4 && !params[i].byval).then_some(i)
+    let p = &params[i];
+    let scalar = matches!(p.ty, BasicTypeEnum::IntType(_) | BasicTypeEnum::FloatType(_));
+    let writes: Vec<_> = site.writes.iter().filter(|w| w.param == i).collect();
+    let whole = matches!(writes.as_slice(), [w] if w.offset == p.offset && w.size == p.size && matches!(w.kind, WriteKind::Store { value } if value.get_type() == p.ty));
+    (scalar && p.size <= 4 && !p.byval && whole).then_some(i)
 }
 
 struct Plan<'a, 'c> {
@@ -829,9 +841,10 @@ fn promote<'c>(
     let postponed: Vec<bool> = site.writes.iter().map(|w| if pool_overlap { plan.taken_late(w.param) } else { plan.taken_from_slot(w.param) }).collect();
     // The late argument released in the slot's word, where there is one such (the value the launch writes
     // for it, as 32 bits).
-    let word = plan.word.and_then(|i| {
+    let word = plan.word.map(|i| {
         let p = &params[i];
-        args.writes.iter().find(|&&(offset, value, _)| offset == p.offset && value.get_type() == p.ty).map(|&(_, value, _)| value)
+        let found = args.writes.iter().find(|&&(offset, value, _)| offset == p.offset && value.get_type() == p.ty);
+        found.expect("the late word's store (late_word checked it)").1
     });
     guarded_replace(module, entries, site, &args, &b, take, |b, _| match word {
         Some(value) => {
