@@ -541,11 +541,7 @@ fn plan_overlap<'c>(ctx: Ctx, site: &LaunchSite<'c>, candidate: &Candidate<'c>, 
     let must = overlap::must_wait(f, &late, &candidate.read_only);
     let wait = match overlap::prologue_marks(f).as_slice() {
         [] => overlap::wait_point(ctx, f, &must)?,
-        [mark] => {
-            // The uses of late parameters must still come after the mark; its promise covers memory only.
-            let late_uses: Vec<(InstructionValue<'c>, String)> = must.into_iter().filter(|(_, why)| why.starts_with(overlap::USES_LATE)).collect();
-            overlap::marked_wait_point(ctx, f, *mark, &late_uses)?
-        }
+        [mark] => overlap::marked_wait_point(ctx, f, *mark, &must)?,
         marks => return Err(format!("klap_prologue_end() appears {} times in @{} (one mark is the wait)", marks.len(), f.name())),
     };
     Ok(PlannedOverlap { early, late, wait })
@@ -680,13 +676,7 @@ fn promote<'c>(
         let last = b.call_value(runtime.get(RuntimeFn::PoolLast), &[]).into_int_value();
         launch_now = b.build_and(launch_now, last, "").unwrap();
     }
-    for &(cond, leads) in plan.condition.iter().flatten() {
-        let mut v = b.freeze(materialize(cond.into(), &b, &mut clones)).into_int_value();
-        if !leads {
-            v = b.build_not(v, "").unwrap();
-        }
-        launch_now = b.build_and(launch_now, v, "").unwrap();
-    }
+    launch_now = and_condition(&b, launch_now, plan.condition.as_deref(), &mut clones);
     let from = b.get_insert_block().unwrap();
     let [launch, buffer_ok, failed, join] = ["klap.promote.slot", "klap.promote.launch", "klap.promote.failed", "klap.promote.join"].map(|n| cx.append_basic_block(f, n));
     b.build_conditional_branch(launch_now, launch, join).unwrap();
@@ -770,14 +760,8 @@ fn promote<'c>(
         let publish = cx.append_basic_block(f, "klap.promote.publish");
         let rest = cx.append_basic_block(f, "klap.promote.prologue");
         let to = b.call_value(runtime.get(RuntimeFn::PoolEarlyArgs), &[next]);
-        let mut go = b.is_not_null(to);
-        for &(cond, leads) in plan.condition.iter().flatten() {
-            let mut v = b.freeze(materialize(cond.into(), &b, &mut clones)).into_int_value();
-            if !leads {
-                v = b.build_not(v, "").unwrap();
-            }
-            go = b.build_and(go, v, "").unwrap();
-        }
+        let has_slot = b.is_not_null(to);
+        let go = and_condition(&b, has_slot, plan.condition.as_deref(), &mut clones);
         b.build_conditional_branch(go, publish, rest).unwrap();
         b.position_at_end(publish);
         for (k, _) in site.writes.iter().enumerate().filter(|(_, w)| early[w.param]) {
@@ -888,6 +872,19 @@ fn split_at<'c>(at: InstructionValue<'c>) -> (BasicBlock<'c>, BasicBlock<'c>) {
     after.set_name("klap.promote.waited");
     before.get_terminator().expect("the branch the split added").erase();
     (before, after)
+}
+
+/// `go` and the launch condition known at entry (each part computed again at the builder's position).
+fn and_condition<'c>(b: &Builder<'c>, go: IntValue<'c>, condition: Option<&[(IntValue<'c>, bool)]>, clones: &mut HashMap<InstructionValue<'c>, BasicValueEnum<'c>>) -> IntValue<'c> {
+    let mut go = go;
+    for &(cond, leads) in condition.into_iter().flatten() {
+        let mut v = b.freeze(materialize(cond.into(), b, clones)).into_int_value();
+        if !leads {
+            v = b.build_not(v, "").unwrap();
+        }
+        go = b.build_and(go, v, "").unwrap();
+    }
+    go
 }
 
 /// `v` computed again at the builder's position (where the parameters are): the pure computations of

@@ -18,19 +18,24 @@
 //! launch): a prologue run by a link that the chain as written would not have launched could read past
 //! the end of its input.
 
-use super::computed_from;
+use super::{computed_from, successors};
 use crate::llvm::{AddressSpace, AtomicOrdering, BasicBlock, BasicValueEnum, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, Operand, ValueExt};
 use crate::site::abi::classify_entry;
 use crate::site::{LaunchSite, WriteKind};
 use inkwell::types::BasicTypeEnum;
 use std::collections::HashSet;
 
-/// How [`must_wait`] says that an instruction uses a late parameter.
-pub const USES_LATE: &str = "it uses parameter #";
-
 const SHARED: u16 = 3;
 const CONSTANT: u16 = 4;
 const LOCAL: u16 = 5;
+
+/// An instruction that may run only after the wait, and why.
+pub struct MustWait<'c> {
+    pub at: InstructionValue<'c>,
+    pub why: String,
+    /// It uses a parameter the link before computes (what the programmer's mark cannot override).
+    pub uses_late: bool,
+}
 
 /// Where a promoted form waits, and what runs before.
 pub struct WaitPoint<'c> {
@@ -77,7 +82,7 @@ fn writes_memory(i: InstructionValue) -> bool {
 }
 
 /// The instructions of `f` (a promoted or pool form) that may run only after the wait, each with why.
-pub fn must_wait<'c>(f: FunctionValue<'c>, late: &[bool], read_only: &[bool]) -> Vec<(InstructionValue<'c>, String)> {
+pub fn must_wait<'c>(f: FunctionValue<'c>, late: &[bool], read_only: &[bool]) -> Vec<MustWait<'c>> {
     let param_of = |v: BasicValueEnum<'c>| v.as_param().filter(|(g, _)| *g == f).map(|(_, k)| k as usize);
     let mut out = Vec::new();
     for i in f.instructions() {
@@ -86,7 +91,7 @@ pub fn must_wait<'c>(f: FunctionValue<'c>, late: &[bool], read_only: &[bool]) ->
             _ => None,
         });
         if let Some(p) = uses_late {
-            out.push((i, format!("{USES_LATE}{p}, which the link before computes")));
+            out.push(MustWait { at: i, why: format!("it uses parameter #{p}, which the link before computes"), uses_late: true });
             continue;
         }
         use InstructionOpcode::*;
@@ -103,7 +108,7 @@ pub fn must_wait<'c>(f: FunctionValue<'c>, late: &[bool], read_only: &[bool]) ->
             _ => None,
         };
         if let Some(why) = why {
-            out.push((i, why));
+            out.push(MustWait { at: i, why, uses_late: false });
         }
     }
     out
@@ -125,7 +130,8 @@ fn call_must_wait(i: InstructionValue) -> Option<String> {
     (!early_intrinsic(&name)).then(|| format!("a call of @{name}"))
 }
 
-/// Intrinsics that touch no memory other blocks see, or only order the block's own threads.
+/// Intrinsics that LLVM does not mark `memory(none)` but that touch no memory other blocks see, or only
+/// order the block's own threads (those marked `memory(none)` are taken by `call_accesses_no_memory`).
 fn early_intrinsic(name: &str) -> bool {
     const PREFIXES: &[&str] = &[
         "llvm.nvvm.read.ptx.sreg.",
@@ -134,31 +140,8 @@ fn early_intrinsic(name: &str) -> bool {
         "llvm.nvvm.vote.",
         "llvm.nvvm.shfl.",
         "llvm.nvvm.activemask",
-        "llvm.nvvm.fmin.",
-        "llvm.nvvm.fmax.",
         "llvm.lifetime.",
         "llvm.assume",
-        "llvm.dbg.",
-        "llvm.smin.",
-        "llvm.smax.",
-        "llvm.umin.",
-        "llvm.umax.",
-        "llvm.abs.",
-        "llvm.ctpop.",
-        "llvm.ctlz.",
-        "llvm.cttz.",
-        "llvm.fshl.",
-        "llvm.fshr.",
-        "llvm.bitreverse.",
-        "llvm.bswap.",
-        "llvm.fma.",
-        "llvm.fmuladd.",
-        "llvm.minnum.",
-        "llvm.maxnum.",
-        "llvm.minimum.",
-        "llvm.maximum.",
-        "llvm.fabs.",
-        "llvm.sqrt.",
     ];
     PREFIXES.iter().any(|p| name.starts_with(p))
 }
@@ -198,15 +181,17 @@ pub fn prologue_marks<'c>(f: FunctionValue<'c>) -> Vec<InstructionValue<'c>> {
 /// Where `f` waits where the programmer marked the prologue's end (`mark`): there, if every thread passes
 /// it once and nothing before it uses a late parameter or ends the thread; the analysis of memory is
 /// overridden by the mark's promise.
-pub fn marked_wait_point<'c>(ctx: Ctx, f: FunctionValue<'c>, mark: InstructionValue<'c>, late_uses: &[(InstructionValue<'c>, String)]) -> Result<WaitPoint<'c>, String> {
-    let mut must: Vec<InstructionValue<'c>> = late_uses.iter().map(|(i, _)| *i).collect();
+pub fn marked_wait_point<'c>(ctx: Ctx, f: FunctionValue<'c>, mark: InstructionValue<'c>, must: &[MustWait<'c>]) -> Result<WaitPoint<'c>, String> {
+    // The mark's promise covers memory only: the uses of late parameters must still come after it.
+    let late_uses: Vec<&MustWait<'c>> = must.iter().filter(|m| m.uses_late).collect();
+    let mut must: Vec<InstructionValue<'c>> = late_uses.iter().map(|m| m.at).collect();
     must.push(mark);
     let at = ctx.wait_point(f, &must);
     if at != mark {
         let why = late_uses
             .iter()
-            .find(|(i, _)| instructions_before(f, mark).contains(i))
-            .map(|(i, why)| format!("`{}` comes before it: {why}", i.ir().trim()))
+            .find(|m| instructions_before(f, mark).contains(&m.at))
+            .map(|m| format!("`{}` comes before it: {}", m.at.ir().trim(), m.why))
             .unwrap_or_else(|| "it is not where every thread of the block passes once (in a loop, in a branch, or after a return)".into());
         return Err(format!("klap_prologue_end() cannot be the wait: {why}"));
     }
@@ -216,8 +201,8 @@ pub fn marked_wait_point<'c>(ctx: Ctx, f: FunctionValue<'c>, mark: InstructionVa
 
 /// Where `f` waits, given what must wait; None where the prologue does no memory work (nothing worth
 /// overlapping), with why.
-pub fn wait_point<'c>(ctx: Ctx, f: FunctionValue<'c>, must: &[(InstructionValue<'c>, String)]) -> Result<WaitPoint<'c>, String> {
-    let list: Vec<InstructionValue<'c>> = must.iter().map(|(i, _)| *i).collect();
+pub fn wait_point<'c>(ctx: Ctx, f: FunctionValue<'c>, must: &[MustWait<'c>]) -> Result<WaitPoint<'c>, String> {
+    let list: Vec<InstructionValue<'c>> = must.iter().map(|m| m.at).collect();
     let at = ctx.wait_point(f, &list);
     let before = instructions_before(f, at);
     let prologue = before.iter().filter(|i| i.get_opcode() != InstructionOpcode::Alloca).count();
@@ -226,10 +211,10 @@ pub fn wait_point<'c>(ctx: Ctx, f: FunctionValue<'c>, must: &[(InstructionValue<
         Some((file, line, _)) => format!(" ({file}:{line})"),
         None => String::new(),
     };
-    let why = match must.iter().find(|(i, _)| *i == at) {
-        Some((_, why)) => format!("the wait is before `{}`{place}: {why}", at.ir().trim()),
+    let why = match must.iter().find(|m| m.at == at) {
+        Some(m) => format!("the wait is before `{}`{place}: {}", at.ir().trim(), m.why),
         None => {
-            let first = must.iter().find(|(i, _)| !before.contains(i)).map(|(i, why)| format!(": past it, `{}`: {why}", i.ir().trim())).unwrap_or_default();
+            let first = must.iter().find(|m| !before.contains(&m.at)).map(|m| format!(": past it, `{}`: {}", m.at.ir().trim(), m.why)).unwrap_or_default();
             format!("the wait is at the end of the last block every thread of the block passes once{place} (what follows is in a loop, a branch the threads may take apart, or reaches a return){first}")
         }
     };
@@ -259,12 +244,7 @@ fn instructions_before<'c>(f: FunctionValue<'c>, at: InstructionValue<'c>) -> Ve
             next = i.get_next_instruction();
         }
         if !stopped {
-            if let Some(term) = block.get_terminator() {
-                work.extend((0..term.get_num_operands()).filter_map(|k| match term.get_operand(k) {
-                    Some(Operand::Block(b)) => Some(b),
-                    _ => None,
-                }));
-            }
+            work.extend(successors(block));
         }
     }
     out
