@@ -352,22 +352,17 @@ DEVICE char *__klap_pool_take(PromoteSlot *s) {
 // arguments: releases the successor there, as the launch would have let it start there (the fence orders
 // this thread's writes before; the block's later writes are not waited for, as the launch did not wait).
 // The slot is not touched again by this block: the pool it belongs to may be done and freed before this
-// block ends.
-DEVICE void __klap_pool_release(char *args) {
-  PromoteSlot *s = (PromoteSlot *)(args - __builtin_offsetof(PromoteSlot, args));
-  fence();
-  slot_or(s, PROMOTE_TAKEN | PROMOTE_DONE);
-  klap_pool_block.released = 1;
-}
-
-// The same, where the late arguments are one value of 32 bits at most: it is released in the slot's
-// argument word, in the same atomic as the state.
+// block ends. `value`: where the late arguments are one value of 32 bits at most, it, released in the
+// slot's argument word in the same atomic as the state (__klap_pool_wait_word takes it); else 0.
 DEVICE void __klap_pool_release_word(char *args, u32 value) {
   PromoteSlot *s = (PromoteSlot *)(args - __builtin_offsetof(PromoteSlot, args));
   fence();
   slot_or(s, ((u64)value << 32) | PROMOTE_TAKEN | PROMOTE_DONE);
   klap_pool_block.released = 1;
 }
+
+// The same where the late arguments went through the slot's arguments.
+DEVICE void __klap_pool_release(char *args) { __klap_pool_release_word(args, 0); }
 
 // The launch site's take where only one thread of the block can reach it (the pass proved it) and the
 // release follows at once (__klap_pool_release marks the slot taken): no atomic, one round trip to memory
