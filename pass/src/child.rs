@@ -40,7 +40,7 @@
 use crate::callgraph::CallGraph;
 use crate::llvm::{
     AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionValue,
-    InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt, ValueExt,
+    InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt, ValueExt, SHARED_SPACE,
 };
 use crate::runtime::{IndexRegister, Runtime, RuntimeFn};
 use crate::site::abi::{classify_entry, EntryKind};
@@ -218,7 +218,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
                         return Err(format!("@{name}, which reads an index register, takes a by-value argument{within}"));
                     }
                 }
-                if (0..inst.get_num_operands()).any(|i| matches!(inst.get_operand(i), Some(crate::llvm::Operand::Value(v)) if is_shared_pointer(&v))) {
+                if (0..inst.get_num_operands()).any(|i| matches!(inst.get_operand(i), Some(crate::llvm::Operand::Value(v)) if v.points_into(&[SHARED_SPACE]))) {
                     return Err(format!("it uses shared memory{within}"));
                 }
             }
@@ -834,12 +834,6 @@ fn asm_needs_threads(text: &str) -> Option<&'static str> {
         }
     }
     ["match.", "redux", "activemask", "trap", "%smid", "%clock"].iter().any(|n| lower.contains(n)).then_some("uses the warp or the machine")
-}
-
-/// Whether a value is a pointer into shared memory (address space 3).
-fn is_shared_pointer(v: &BasicValueEnum) -> bool {
-    const SHARED_ADDRSPACE: u16 = 3;
-    matches!(v.get_type(), BasicTypeEnum::PointerType(p) if p.get_address_space() == SHARED_ADDRSPACE.into())
 }
 
 /// Moves the allocas a cloned kernel body starts with to the start of the variant's entry block, in their

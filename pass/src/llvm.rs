@@ -346,6 +346,13 @@ pub trait ValueExt<'c>: AsValueRef + Copy {
         let base = unsafe { klap_strip_constant_offsets(module.as_mut_ptr(), self.as_value_ref(), &mut off) };
         (basic(base), off)
     }
+    /// Whether the value is a pointer in one of `spaces` (address-space numbers).
+    fn points_into(self, spaces: &[u16]) -> bool {
+        match self.value_type() {
+            BasicTypeEnum::PointerType(p) => spaces.iter().any(|&s| p.get_address_space() == AddressSpace::from(s)),
+            _ => false,
+        }
+    }
     /// The object a pointer value points into (an alloca, a global, an argument, a call's result...).
     fn underlying_object(self) -> BasicValueEnum<'c> {
         // SAFETY: the shim only reads the value.
@@ -789,6 +796,12 @@ fn md_string(op: LLVMValueRef) -> Option<String> {
         (!text.is_null()).then(|| String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len as usize)).into_owned())
     }
 }
+
+/// NVPTX's address spaces that klap tells apart: shared memory (a block's), constant memory and the
+/// thread's local memory (its stack).
+pub const SHARED_SPACE: u16 = 3;
+pub const CONSTANT_SPACE: u16 = 4;
+pub const LOCAL_SPACE: u16 = 5;
 
 /// LLVM's `ptx_kernel` calling convention (CallingConv::PTX_Kernel).
 const PTX_KERNEL_CALL_CONV: u32 = 71;

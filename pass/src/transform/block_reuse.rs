@@ -45,7 +45,7 @@ use crate::child::{barrier_function, kernel_barriers, ChildVariants};
 use crate::llvm::{
     count, AddressSpace, AtomicOrdering, AtomicRMWBinOp, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt,
     FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt,
-    PointerValue, Statistic, ValueExt,
+    PointerValue, Statistic, ValueExt, SHARED_SPACE,
 };
 use crate::remarks::Remark;
 use crate::runtime::IndexRegister;
@@ -59,8 +59,6 @@ use std::collections::HashMap;
 const RECORD_HEADER: u64 = 32;
 /// The static shared memory a kernel may have without the host opting in to more.
 const STATIC_SHARED_LIMIT: u64 = 48 << 10;
-/// PTX's address space of shared memory.
-const SHARED: u16 = 3;
 
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
     if !model.nvptx || !options.block_reuse {
@@ -286,7 +284,7 @@ fn record_size<'c>(module: &Module<'c>, children: impl Iterator<Item = FunctionV
 fn static_shared_bytes(module: &Module) -> u64 {
     module
         .get_globals()
-        .filter(|g| !g.is_declaration() && g.as_pointer_value().get_type().get_address_space() == AddressSpace::from(SHARED))
+        .filter(|g| !g.is_declaration() && g.as_pointer_value().get_type().get_address_space() == AddressSpace::from(SHARED_SPACE))
         .map(|g| module.alloc_size(g.get_value_type()))
         .sum()
 }
@@ -316,7 +314,7 @@ impl<'a, 'c> Parent<'a, 'c> {
         let record_size = record_size(module, children.iter().map(|(c, _)| *c));
         // Shared memory has no initial value: undef.
         let shared = |undef: BasicValueEnum<'c>, name: &str, align: u32| {
-            let g = module.add_global(undef.get_type(), Some(AddressSpace::from(SHARED)), &format!("{}__klap_reuse_{name}", kernel.name()));
+            let g = module.add_global(undef.get_type(), Some(AddressSpace::from(SHARED_SPACE)), &format!("{}__klap_reuse_{name}", kernel.name()));
             g.set_linkage(Linkage::Internal);
             g.set_initializer(&undef);
             g.set_alignment(align);

@@ -19,15 +19,11 @@
 //! the end of its input.
 
 use super::{computed_from, successors};
-use crate::llvm::{AddressSpace, AtomicOrdering, BasicBlock, BasicValueEnum, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, Operand, ValueExt};
+use crate::llvm::{AtomicOrdering, CONSTANT_SPACE, LOCAL_SPACE, SHARED_SPACE, BasicBlock, BasicValueEnum, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, Operand, ValueExt};
 use crate::site::abi::classify_entry;
 use crate::site::{LaunchSite, WriteKind};
 use inkwell::types::BasicTypeEnum;
 use std::collections::HashSet;
-
-const SHARED: u16 = 3;
-const CONSTANT: u16 = 4;
-const LOCAL: u16 = 5;
 
 /// An instruction that may run only after the wait, and why.
 pub struct MustWait<'c> {
@@ -146,17 +142,11 @@ fn early_intrinsic(name: &str) -> bool {
     PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
-fn in_space(v: BasicValueEnum, spaces: &[u16]) -> bool {
-    match v.get_type() {
-        BasicTypeEnum::PointerType(p) => spaces.iter().any(|&s| p.get_address_space() == AddressSpace::from(s)),
-        _ => false,
-    }
-}
 
 /// Memory only the running block sees: its stack (local) and shared memory.
 fn private(ptr: BasicValueEnum) -> bool {
     let object = ptr.underlying_object();
-    [ptr, object].iter().any(|v| in_space(*v, &[SHARED, LOCAL])) || object.instruction_of(InstructionOpcode::Alloca).is_some()
+    [ptr, object].iter().any(|v| v.points_into(&[SHARED_SPACE, LOCAL_SPACE])) || object.instruction_of(InstructionOpcode::Alloca).is_some()
 }
 
 fn readable_early<'c>(ptr: BasicValueEnum<'c>, f: FunctionValue<'c>, read_only: &[bool]) -> bool {
@@ -164,7 +154,7 @@ fn readable_early<'c>(ptr: BasicValueEnum<'c>, f: FunctionValue<'c>, read_only: 
         return true;
     }
     let object = ptr.underlying_object();
-    if [ptr, object].iter().any(|v| in_space(*v, &[CONSTANT])) {
+    if [ptr, object].iter().any(|v| v.points_into(&[CONSTANT_SPACE])) {
         return true;
     }
     object.as_param().is_some_and(|(g, k)| g == f && read_only.get(k as usize).copied().unwrap_or(false))
