@@ -87,7 +87,7 @@ def main():
             reasons[left[0] if left else "no-remark"] += 1
         notes = Counter()
         for ids in sites.values():
-            for rid in ("KLAP204", "KLAP207"):
+            for rid in ("KLAP204",):
                 if rid in ids:
                     notes[rid] += 1
         detail = ", ".join("%s %d" % kv for kv in sorted(reasons.items()))

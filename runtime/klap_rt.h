@@ -73,6 +73,7 @@ struct Scope {
   u32 in_table; // a grid scope in klap_grid_table, else in the chunk its grid was launched for
   u64 warps;
   u64 threads_done;
+  u64 threads; // a warp scope's threads (its exit count waits for them)
 };
 
 // A scope's current chunk while one lane takes the next, and where a group has none.
@@ -99,6 +100,7 @@ struct Chunk {
   // its blocks find it here; set up by the first of them to arrive (scope_state 0 -> 1 -> 2).
   u32 scope_state;
   Scope scope;
+  u32 arrivals;      // a warp chunk's lanes that have not yet written their record or launched
 };
 
 // ---- what the parts provide to each other --------------------------------------------------------
@@ -135,6 +137,9 @@ HELPER u32 chunk_records(const Chunk *c);
 // pool.cu: a chunk of `slab_count` slabs of the class (`large`: LARGE_SLAB), set up for records of
 // `record_size` bytes; null when the pool has no room.
 HELPER Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 count_threads);
+// pool.cu: chunk_alloc of a small chunk by the lanes of `mask` together (all of them call it, with
+// the same arguments); the chunk in the lowest lane, null in the others.
+HELPER Chunk *chunk_alloc_together(u32 mask, u32 slab_count, u32 record_size, u32 count_threads);
 // pool.cu: gives a chunk's slabs back at once.
 HELPER void chunk_free(Chunk *c);
 // pool.cu: a chunk whose aggregated child is launched goes back once every block of it is counted.

@@ -175,9 +175,9 @@ INLINE int claim_slabs(SlabClass k, u32 count) {
 // counted toward every parent (measured: 67 to 82 registers, as a call).
 GLOBAL_VAR u32 klap_reclaim_wanted;
 
-HELPER Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 count_threads) {
-  SlabClass k = slab_class(large);
-  int first = claim_slabs(k, slab_count);
+// The chunk in the `slab_count` slabs from `first` on, set up for records of `record_size` bytes; null
+// (the slabs given back) where not one record fits.
+INLINE Chunk *chunk_setup(SlabClass k, u32 large, int first, u32 slab_count, u32 record_size, u32 count_threads) {
   if (first < 0) {
     store_relaxed(&klap_reclaim_wanted, 1);
     trace("klap: pool exhausted: no %u free slabs of class %u; launches are made as written\n", slab_count, large);
@@ -209,6 +209,72 @@ HELPER Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 count_
   c->dims = (u32 *)(mem + align16(CHUNK_HEADER + 4ull * cap));
   c->args = mem + align16(CHUNK_HEADER + 4ull * cap) + align16(32ull * cap);
   return c;
+}
+
+HELPER Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 count_threads) {
+  SlabClass k = slab_class(large);
+  return chunk_setup(k, large, claim_slabs(k, slab_count), slab_count, record_size, count_threads);
+}
+
+// The positions s in a bitmap word of `in_word` slabs where `count` adjacent slabs from s on are free.
+INLINE u64 free_runs(u64 word, u32 in_word, u32 count) {
+  u64 runs = ~word;
+  for (u32 len = 1; len < count;) {
+    u32 step = count - len < len ? count - len : len;
+    runs &= runs >> step;
+    len += step;
+  }
+  u32 starts = in_word + 1 - count;
+  return starts >= 64 ? runs : runs & ((1ull << starts) - 1);
+}
+
+// claim_slabs by the lanes of `mask` together, each probing its own bitmap words: every lane runs the
+// same loop the same number of times, and the one compare-and-swap a step is a single instruction of
+// one lane. No lane of the warp waits at a shuffle for a lane that loops on its own: with the claim
+// by one lane, its warp-mates waiting for it, and other lanes of the warp in the device runtime
+// (launching as written), warps hung (test/gpu/divergent_loop at warp granularity; cuda-gdb: the
+// claiming lane at a yield point of its loop, never scheduled again).
+INLINE int claim_slabs_together(SlabClass k, u32 count, u32 mask) {
+  u32 lanes = __builtin_popcount(mask), rank = __builtin_popcount(mask & lanemask_lt());
+  u32 words = (k.slabs + 63) / 64;
+  u32 hash = (__nvvm_read_ptx_sreg_ctaid_x() * 32 + tid_linear() / 32) * 2654435761u;
+  u32 start = (u32)(((u64)hash * words) >> 32);
+  for (u32 i = 0; i < words; i += lanes) {
+    u32 w = (start + i + rank) % words;
+    u32 in_word = k.slabs - w * 64 < 64 ? k.slabs - w * 64 : 64;
+    u64 cur = 0, runs = 0;
+    if (i + rank < words && in_word >= count) {
+      cur = load_relaxed(&k.map[w]);
+      runs = free_runs(cur, in_word, count);
+    }
+    // The lanes whose word has room try theirs, lowest first; a lane whose word changed under it
+    // looks at the word again.
+    for (u32 room = __nvvm_vote_ballot_sync(mask, runs != 0); room; room = __nvvm_vote_ballot_sync(mask, runs != 0)) {
+      u32 src = __builtin_ctz(room);
+      int got = -1;
+      if (lane_id() == src) {
+        u32 s = (u32)__builtin_ctzll(runs);
+        u64 seen = cas_acquire(&k.map[w], cur, cur | (slab_bits(count) << s));
+        if (seen == cur)
+          got = (int)(w * 64 + s);
+        cur = seen;
+      }
+      got = (int)shfl_idx(mask, (u32)got, src);
+      if (got >= 0)
+        return got;
+      if (i + rank < words && in_word >= count)
+        runs = free_runs(cur, in_word, count);
+    }
+  }
+  return -1;
+}
+
+HELPER Chunk *chunk_alloc_together(u32 mask, u32 slab_count, u32 record_size, u32 count_threads) {
+  SlabClass k = slab_class(0);
+  int first = claim_slabs_together(k, slab_count, mask);
+  if (lane_id() != (u32)__builtin_ctz(mask))
+    return 0;
+  return chunk_setup(k, 0, first, slab_count, record_size, count_threads);
 }
 
 HELPER void chunk_free_when_done(Chunk *c) {

@@ -10,30 +10,46 @@ INLINE u64 grid_id() {
   return g;
 }
 
-// ---- warp scope ----------------------------------------------------------------------------------
-
-ACCESSOR u32 __klap_active_mask() { return active_mask(); }
+// ---- warp granularity, launched where it is reached -------------------------------------------
+//
+// No lane waits for a lane outside the step it is in. The lanes that reach a launch together claim a
+// chunk together and take their records, each step among the lanes active at that step; then each
+// writes its record (or, without one, launches as written) and arrives, and the lane whose arrival
+// completes the count launches. (The first form launched after a barrier of all those lanes, which
+// waited for lanes that were launching as written.) In kernels that launch in a loop or also
+// tail-launch, launches made here hung in either form: those kernels take a warp scope (below).
 
 // `record_size` carries COUNT_THREADS as a scope's group does: a child with a grid scope of its own
 // waits for the threads its chunk counts, whichever path registered them (a warp chunk that did not
 // count left that scope waiting for ever, and the child's own launches were never made).
-DEVICE Chunk *__klap_warp_chunk(u32 mask, u32 record_size) {
+DEVICE Chunk *__klap_warp_chunk(u32 record_size) {
+  u32 mask = active_mask();
   u32 lanes = __builtin_popcount(mask);
   // A lane alone has nothing to aggregate: it launches as written.
   if (lanes == 1)
     return 0;
   u32 leader = __builtin_ctz(mask);
   u32 size = record_size & ~COUNT_THREADS;
-  Chunk *c = 0;
-  if (lane_id() == leader)
-    c = chunk_alloc(0, slabs_for(lanes, size, SMALL_SLAB, 64), size, (record_size & COUNT_THREADS) != 0);
+  Chunk *c = chunk_alloc_together(mask, slabs_for(lanes, size, SMALL_SLAB, 64), size, (record_size & COUNT_THREADS) != 0);
+  if (c)
+    c->arrivals = lanes;
   return (Chunk *)shfl_u64(mask, (u64)c, leader);
 }
 
-// Once every lane of `mask` has registered (or launched on its own): true in the lane that launches.
-DEVICE bool __klap_warp_leader(u32 mask) {
-  __nvvm_bar_warp_sync(mask);
-  return lane_id() == (u32)__builtin_ctz(mask);
+// Once the calling lane has written its record (or launched on its own): true in the one lane whose
+// arrival completes the chunk's count, which launches it. The lanes arriving together are counted by
+// one atomic, after a barrier of just those lanes (all at this step) that orders their records before
+// it.
+DEVICE bool __klap_warp_arrive(Chunk *c) {
+  if (!c)
+    return false;
+  u32 peers = __nvvm_match_any_sync_i64(active_mask(), (long long)c);
+  __nvvm_bar_warp_sync(peers);
+  if (lane_id() != (u32)__builtin_ctz(peers))
+    return false;
+  u32 n = __builtin_popcount(peers);
+  fence();
+  return __nvvm_atom_add_gen_i((int *)&c->arrivals, -(int)n) == (int)n;
 }
 
 // ---- block and grid scopes ---------------------------------------------------------------------
@@ -87,6 +103,34 @@ DEVICE Scope *__klap_block_enter(u32 groups, u32 size0, u32 size1, u32 size2, u3
   __syncthreads();
   return &klap_block_scope;
 }
+
+// Warp scopes: at warp granularity, a kernel that launches in a loop (or also tail-launches) gathers
+// each warp's launches in a scope of the warp's own, launched by the warp's last thread to return, as
+// a block scope is by the block's. Launched where they are reached instead (the warp path above), in
+// such kernels warps hung inside the device runtime: test/gpu/divergent_loop at 300 and at 3,000 parent
+// threads, NULL-stream and fire-and-forget launches alike; cuda-gdb on an H200 showed lanes stopped in
+// the driver's cudaGetParameterBufferV2 with no child grid running, their warp-mates at convergence
+// barriers and at yield points of the runtime's loops, none of them moving in 3 seconds. A hand-written
+// warp-synchronous step beside device launches in the same divergent loop (no klap) did not hang.
+SHARED Scope klap_warp_scopes[32];
+
+// Warp scope: call at kernel entry (in an aggregated child: after its record lookup), by every thread.
+// `threads`: the threads of the block that take part (in a variant, those serving its record).
+DEVICE Scope *__klap_warp_enter(u32 threads, u32 groups, u32 size0, u32 size1, u32 size2, u32 size3) {
+  u32 warp = tid_linear() / 32;
+  Scope *s = &klap_warp_scopes[warp];
+  if (lane_id() == 0) {
+    u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
+    setup_scope(s, groups, sizes, 0, 1, 0);
+    u32 rest = threads - warp * 32;
+    s->threads = rest < 32 ? rest : 32;
+  }
+  __nvvm_bar_warp_sync(active_mask());
+  return s;
+}
+
+// The threads a warp scope's exit count waits for.
+ACCESSOR u64 __klap_warp_scope_threads(Scope *s) { return s->threads; }
 
 // The entry of grid `g` in the window starting at `h`, searched by the lanes of `mask`; or null.
 INLINE GridEntry *grid_lookup(u64 g, u32 h, u32 mask) {

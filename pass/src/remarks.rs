@@ -30,7 +30,7 @@ pub enum Remark {
     WarpFallback,
     WarpWithTail,
     LoneLauncher,
-    BlockForWarpLoop,
+    WarpScope,
     WarpLoopKept,
     Serialized,
     SerialChildCollective,
@@ -100,7 +100,7 @@ impl Remark {
             Remark::WarpFallback => "KLAP204",
             Remark::WarpWithTail => "KLAP205",
             Remark::LoneLauncher => "KLAP206",
-            Remark::BlockForWarpLoop => "KLAP207",
+            Remark::WarpScope => "KLAP213",
             Remark::WarpLoopKept => "KLAP208",
             Remark::Serialized => "KLAP300",
             Remark::SerialChildCollective => "KLAP301",
@@ -164,7 +164,7 @@ impl Remark {
             Remark::Recognized
             | Remark::LaunchInDeviceFunction
             | Remark::WarpFallback
-            | Remark::BlockForWarpLoop
+            | Remark::WarpScope
             | Remark::AlreadyTransformed
             | Remark::LeftToLink
             | Remark::PromotedKept => RemarkKind::Analysis,
@@ -187,7 +187,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
-            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::BlockForWarpLoop | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::BlockReused => "",

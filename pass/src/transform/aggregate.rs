@@ -11,7 +11,7 @@
 //!
 //! Parent side: a launch registers a record (one 64-bit atomic hands out the record index and its
 //! first child block) and writes its arguments into it; the aggregated launch is made
-//! - warp: by the lowest lane of the lanes that reached the launch together, right there;
+//! - warp: right there, by the last of the lanes that reached the launch together to write its record;
 //! - block / grid: by the thread that completes the block's / grid's exit count, at kernel exit.
 //!
 //! Deferring a launch to the end of its scope needs no control-flow-to-data-flow conversion: under
@@ -75,12 +75,12 @@ fn ineligible<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c
     })
 }
 
-/// The scope a kernel's launch is aggregated in, block or grid (the per-caller choice in [`run`]), or
-/// None for a launch made where it is reached (warp granularity, a device function).
+/// The scope a kernel's launch is aggregated in, warp, block or grid (the per-caller choice in [`run`]),
+/// or None for a launch made where it is reached (warp granularity, a device function).
 fn scope_granularity<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c>) -> Option<Granularity> {
     match options.granularity {
         _ if !site.caller_is_kernel => None,
-        Granularity::Warp if hazards.launching_in_loop.contains(&site.caller) => Some(Granularity::Block),
+        Granularity::Warp if hazards.warp_scoped.contains(&site.caller) => Some(Granularity::Warp),
         Granularity::Warp | Granularity::None => None,
         g => Some(g),
     }
@@ -93,8 +93,9 @@ struct Hazards<'c> {
     /// Launching kernels whose threads can end without returning, with how: a block or grid scope
     /// completes when every thread has left through a return.
     thread_ends: HashMap<FunctionValue<'c>, String>,
-    /// Kernels with a launch in a loop (aggregated per block at warp granularity).
-    launching_in_loop: HashSet<FunctionValue<'c>>,
+    /// Kernels that launch in a loop or also tail-launch: at warp granularity their launches are
+    /// gathered per warp and launched at the warp's end (the runtime's warp scope).
+    warp_scoped: HashSet<FunctionValue<'c>>,
     /// Kernels whose one launch is a lone launch of the kernel itself as one block, outside loops: a
     /// chain of one-block grids (KLAP's los, sc, ...), where every grid a launch makes holds one launch.
     one_block_chains: HashSet<FunctionValue<'c>>,
@@ -104,7 +105,7 @@ impl<'c> Hazards<'c> {
     fn find(module: &Module<'c>, model: &LaunchModel<'c>) -> Hazards<'c> {
         let calls = CallGraph::build(module);
         let mut hazards =
-            Hazards { children: HashMap::new(), thread_ends: HashMap::new(), launching_in_loop: HashSet::new(), one_block_chains: HashSet::new() };
+            Hazards { children: HashMap::new(), thread_ends: HashMap::new(), warp_scoped: HashSet::new(), one_block_chains: HashSet::new() };
         let one_block = |site: &LaunchSite| site.grid.fields.iter().all(|f| f.and_then(|v| v.const_int()) == Some(1));
         for site in &model.sites {
             let only_launch = model.sites.iter().filter(|s| s.caller == site.caller).count() == 1;
@@ -119,8 +120,8 @@ impl<'c> Hazards<'c> {
                     hazards.children.insert(child, hazard);
                 }
             }
-            if site.caller_is_kernel && site.loop_depth > 0 {
-                hazards.launching_in_loop.insert(site.caller);
+            if site.caller_is_kernel && (site.loop_depth > 0 || site.stream == Stream::Tail) {
+                hazards.warp_scoped.insert(site.caller);
             }
             if site.caller_is_kernel && !hazards.thread_ends.contains_key(&site.caller) {
                 if let Some(end) = calls.thread_end_without_return(site.caller) {
@@ -244,17 +245,14 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     for (caller, sites) in per_caller {
         let in_variant = variants.owning(caller);
         let quiet = in_variant.is_some();
-        // At warp granularity a launch is made where it is reached, by one lane, while the warp's
-        // other lanes may be waiting in a warp-synchronous step of their own registration for a lane
-        // that cannot run: a kernel launching in a loop hung that way (measured on an H200:
-        // test/gpu/divergent_loop with 3,000 parent threads and up to 12 launches each, 10 hangs in
-        // 10 runs; cuda-gdb: lanes inside cudaGetParameterBufferV2, their warp-mates waiting in a
-        // shuffle for a lane claiming a chunk, never scheduled). A block scope launches at the
-        // block's end, after every registration: such a kernel's launches are aggregated per block.
+        let granularity = options.granularity;
+        // At warp granularity, a kernel that launches in a loop or also tail-launches takes a warp
+        // scope: its launches made where they are reached hung in the device runtime (runtime/scope.cu).
+        let warp_scoped = granularity == Granularity::Warp && hazards.warp_scoped.contains(&caller);
+        let scoped = (granularity != Granularity::Warp || warp_scoped) && sites[0].caller_is_kernel;
+        // A device function launching in a loop (or called in one) has no scope to go to.
         let launches_in_loop = sites.iter().any(|s| s.loop_depth > 0 || s.called_in_loop);
-        let warp_loop = options.granularity == Granularity::Warp && sites[0].caller_is_kernel && launches_in_loop;
-        let granularity = if warp_loop { Granularity::Block } else { options.granularity };
-        let scoped = granularity != Granularity::Warp && sites[0].caller_is_kernel;
+        let tail_launching = model.sites.iter().any(|s| s.caller == caller && s.stream == Stream::Tail);
         let mut groups: Vec<(FunctionValue<'c>, Stream)> = Vec::new();
         let mut warp_sites = Vec::new();
         let mut scope_sites = Vec::new();
@@ -265,11 +263,15 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                     groups.push(key);
                 }
                 scope_sites.push(site);
-            } else if launches_in_loop {
-                // No block scope takes it, and the warp path deadlocked in loops (above): its runtime
-                // calls could also hold up the function's other launches registering in a loop.
+            } else if launches_in_loop || tail_launching && site.stream != Stream::Tail {
+                // Made where it is reached, it would take the warp path that hung in such functions.
                 if !quiet {
-                    Remark::WarpLoopKept.emit(ctx, site.launch, "made in a loop, where warp-granularity launches can deadlock, and no block scope can take it (a device function, or past four launch groups)");
+                    let (remark, why) = if launches_in_loop {
+                        (Remark::WarpLoopKept, "made in a loop, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past four launch groups)")
+                    } else {
+                        (Remark::WarpWithTail, "in a function that also tail-launches, where launches made where they are reached hung in the device runtime, and no scope can take it (past four launch groups)")
+                    };
+                    remark.emit(ctx, site.launch, why);
                 }
             } else {
                 if !quiet && granularity != Granularity::Warp {
@@ -279,17 +281,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 warp_sites.push(site);
             }
         }
-        // Measured hangs (test/gpu/streams.cu, not yet understood): warp-aggregated NULL-stream
-        // (H100) and fire-and-forget (H200, with single-lane tail launches left as written) launches in
-        // a kernel that also tail-launches. Those launches stay as written.
-        let tail_launching = model.sites.iter().any(|s| s.caller == caller && s.stream == Stream::Tail);
         for site in warp_sites {
-            if tail_launching && site.stream != Stream::Tail {
-                if !quiet {
-                    Remark::WarpWithTail.emit(ctx, site.launch, "in a kernel that also tail-launches, a launch into another stream is not aggregated at warp granularity (known hang)");
-                }
-                continue;
-            }
             let variant = aggregated(site.child).unwrap();
             if !quiet {
                 single_launch_remark(ctx, site);
@@ -301,11 +293,12 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         if !scope_sites.is_empty() {
             for site in &scope_sites {
                 if !quiet {
-                    if warp_loop {
-                        Remark::BlockForWarpLoop.emit(
+                    if warp_scoped {
+                        let why = if launches_in_loop { "launches in a loop" } else { "also tail-launches" };
+                        Remark::WarpScope.emit(
                             ctx,
                             site.launch,
-                            "its kernel launches in a loop: aggregated at block granularity instead of warp (launches made in a loop at warp granularity can deadlock in the device runtime)",
+                            &format!("its kernel {why}: the launches of each warp are made when the warp's last thread returns (a warp scope)"),
                         );
                     }
                     single_launch_remark(ctx, site);
@@ -409,16 +402,15 @@ impl<'c> Parent<'_, 'c> {
 
     fn aggregate_at_warp(&self, site: &LaunchSite<'c>, variant: &Variant<'c>, counted: &HashSet<FunctionValue<'c>>) {
         let b = builder_before(self.module, site.launch);
-        let mask = self.call(&b, RuntimeFn::ActiveMask, &[]).result();
         let record_size = self.i32(chunk_record_size(variant, counted));
-        let chunk = self.call(&b, RuntimeFn::WarpChunk, &[mask, record_size]).result();
-        // After the registration (or the lane's own launch), the lanes meet again and one launches.
+        let chunk = self.call(&b, RuntimeFn::WarpChunk, &[record_size]).result();
+        // After its registration (or its own launch) each lane arrives; the last to arrive launches.
         let after = site.launch.get_next_instruction().expect("a launch is never a terminator");
         self.register_or_launch(site, variant, RuntimeFn::Register, &[chunk], &b);
         b.position_before(&after);
-        let leader = self.call(&b, RuntimeFn::WarpLeader, &[mask]).result().into_int_value();
-        let leader_end = after.split_if_then(leader);
-        b.position_before(&leader_end);
+        let last = self.call(&b, RuntimeFn::WarpArrive, &[chunk]).result().into_int_value();
+        let last_end = after.split_if_then(last);
+        b.position_before(&last_end);
         let words = self.i64(variant.uniform_words);
         let size = self.i32(variant.param_size);
         let launch_args = [chunk, Self::function_value(variant.function), Self::function_value(site.child), size, words, aggregated_stream(self.module, site)];
@@ -448,13 +440,20 @@ impl<'c> Parent<'_, 'c> {
             let size = groups.get(g).map(|(child, _)| chunk_record_size(variant_of(*child), counted)).unwrap_or(0);
             enter_args.push(self.i32(size));
         }
-        let enter = if granularity == Granularity::Grid {
-            // A grid scope inside a variant lives in the variant's chunk (its blocks find it there);
-            // a grid launched as written finds its scope in the runtime's grid table.
-            enter_args.push(self.i32(in_variant.is_some() as u64));
-            RuntimeFn::GridEnter
-        } else {
-            RuntimeFn::BlockEnter
+        let enter = match granularity {
+            Granularity::Grid => {
+                // A grid scope inside a variant lives in the variant's chunk (its blocks find it there);
+                // a grid launched as written finds its scope in the runtime's grid table.
+                enter_args.push(self.i32(in_variant.is_some() as u64));
+                RuntimeFn::GridEnter
+            }
+            Granularity::Warp => {
+                let threads = self.expected_threads(&b, Granularity::Block, in_variant.is_some()).into_int_value();
+                let threads = b.build_int_truncate(threads, self.module.get_context().i32_type(), "").expect("builder positioned");
+                enter_args.insert(0, threads.into());
+                RuntimeFn::WarpEnter
+            }
+            _ => RuntimeFn::BlockEnter,
         };
         let scope = self.call(&b, enter, &enter_args).result();
 
@@ -476,7 +475,10 @@ impl<'c> Parent<'_, 'c> {
             .collect();
         for exit in exits {
             b.position_before(&exit);
-            let expected = self.expected_threads(&b, granularity, in_variant.is_some());
+            let expected = match granularity {
+                Granularity::Warp => self.call(&b, RuntimeFn::WarpScopeThreads, &[scope]).result(),
+                _ => self.expected_threads(&b, granularity, in_variant.is_some()),
+            };
             let last = self.call(&b, RuntimeFn::ScopeExit, &[scope, expected]).result().into_int_value();
             let last_end = exit.split_if_then(last);
             b.position_before(&last_end);

@@ -1,6 +1,6 @@
-; A launch in a device function has no block scope to go to, and the warp path deadlocked in loops
-; (KLAP207): where the device function loops, or is called in a loop, the launch stays as written at
-; every granularity (KLAP208).
+; A launch in a device function has no scope to go to, and launches made where they are reached hung
+; in loops (a kernel takes a warp scope there, KLAP213): where the device function loops, or is called
+; in a loop, the launch stays as written at every granularity (KLAP208).
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
@@ -27,7 +27,7 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
   ret void
 }
 
-; REMARK-COUNT-2: launch not aggregated: made in a loop, where warp-granularity launches can deadlock, and no block scope can take it (a device function, or past four launch groups) [KLAP208]
+; REMARK-COUNT-2: launch not aggregated: made in a loop, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past four launch groups) [KLAP208]
 ; CHECK-LABEL: define void @helper(
 ; CHECK-NOT:     @__klap
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)

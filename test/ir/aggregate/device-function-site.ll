@@ -28,7 +28,7 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 ; REMARK: the launch is in a device function: aggregated at warp granularity [KLAP204]
 ; CHECK-LABEL: define void @helper(
 ; CHECK:         call ptr @__klap_warp_chunk(
-; CHECK:         call i1 @__klap_warp_leader(
+; CHECK:         call i1 @__klap_warp_arrive(
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK-NOT:     __klap_grid_enter
 ; CHECK:         ret void

@@ -22,9 +22,9 @@ declare i32 @__cudaCDP2LaunchDeviceV2(ptr, ptr)
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 
 ; CHECK-LABEL: define void @helper(
-; CHECK:         [[MID:%.*]] = call ptr @__klap_warp_chunk(i32 {{%.*}}, i32 -2147483636)
+; CHECK:         [[MID:%.*]] = call ptr @__klap_warp_chunk(i32 -2147483636)
 ; CHECK:         call void @__klap_launch_chunk(ptr [[MID]], ptr @mid__klap, ptr @mid, i32 12,
-; CHECK:         [[LEAF:%.*]] = call ptr @__klap_warp_chunk(i32 {{%.*}}, i32 12)
+; CHECK:         [[LEAF:%.*]] = call ptr @__klap_warp_chunk(i32 12)
 ; CHECK:         call void @__klap_launch_chunk(ptr [[LEAF]], ptr @leaf__klap, ptr @leaf, i32 12,
 ; CHECK:         ret void
 define void @helper(ptr %out, i32 %n) {

@@ -1,6 +1,7 @@
-; At warp granularity, a kernel that launches in a loop has its launches aggregated per block instead
-; (KLAP207): warp-granularity launches made inside a loop deadlocked in the device runtime on the GPU.
-; A kernel with no launch in a loop stays at warp granularity.
+; At warp granularity, a kernel that launches in a loop gathers each warp's launches in a warp scope,
+; made when the warp's last thread returns (KLAP213): launches made where they are reached, inside a
+; loop, hung in the device runtime on the GPU. A kernel with no launch in a loop launches where its
+; warp reaches the launch.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -pass-remarks-analysis=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
@@ -27,12 +28,13 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         call ptr @__klap_block_enter(
+; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_warp_enter(i32 {{%.*}}, i32 1, i32 12, i32 0, i32 0, i32 0)
 ; CHECK:       loop:
-; CHECK:         call ptr @__klap_scope_register(
+; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0,
 ; CHECK-NOT:     __klap_warp_chunk
 ; CHECK:       exit:
-; CHECK:         call i1 @__klap_scope_exit(
+; CHECK:         [[THREADS:%.*]] = call i64 @__klap_warp_scope_threads(ptr [[SCOPE]])
+; CHECK:         call i1 @__klap_scope_exit(ptr [[SCOPE]], i64 [[THREADS]])
 ; CHECK:         call void @__klap_scope_launch(
 define ptx_kernel void @parent(ptr %out, i32 %n) {
 entry:
@@ -89,5 +91,5 @@ after:
   ret void
 }
 
-; REMARK:     its kernel launches in a loop: aggregated at block granularity instead of warp (launches made in a loop at warp granularity can deadlock in the device runtime) [KLAP207]
-; REMARK-NOT: KLAP207
+; REMARK:     its kernel launches in a loop: the launches of each warp are made when the warp's last thread returns (a warp scope) [KLAP213]
+; REMARK-NOT: KLAP213

@@ -1,6 +1,8 @@
-; At warp granularity the NULL-stream and fire-and-forget launches of a kernel that also tail-launches
-; stay as written (measured hangs, not yet understood); the tail launch itself is aggregated.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; At warp granularity a kernel that also tail-launches gathers each warp's launches, the tail launch
+; and those into other streams, in a warp scope made when the warp's last thread returns (KLAP213):
+; made where they are reached, NULL-stream and fire-and-forget launches in such kernels hung in the
+; device runtime (test/gpu/streams.cu).
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -pass-remarks-analysis=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
@@ -16,12 +18,20 @@ define ptx_kernel void @child(i32 %n) {
   ret void
 }
 
-; REMARK-COUNT-2: launch not aggregated: in a kernel that also tail-launches, a launch into another stream is not aggregated at warp granularity (known hang) [KLAP205]
+; REMARK-COUNT-3: its kernel also tail-launches: the launches of each warp are made when the warp's last thread returns (a warp scope) [KLAP213]
+; REMARK-NOT:     KLAP205
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         call void @__klap_launch_chunk(ptr {{%.*}}, ptr @child__klap, ptr @child, i32 4, i64 1, ptr inttoptr (i64 3 to ptr))
-; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr null)
-; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr inttoptr (i64 4 to ptr))
-; CHECK-NOT:     call void @__klap_launch_chunk
+; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_warp_enter(i32 {{%.*}}, i32 3, i32 4, i32 4, i32 4, i32 0)
+; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0,
+; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 1,
+; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 2,
+; CHECK-NOT:     call ptr @__klap_warp_chunk
+; CHECK:         [[THREADS:%.*]] = call i64 @__klap_warp_scope_threads(ptr [[SCOPE]])
+; CHECK:         [[LAST:%.*]] = call i1 @__klap_scope_exit(ptr [[SCOPE]], i64 [[THREADS]])
+; CHECK-NEXT:    br i1 [[LAST]]
+; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 4, i64 1, ptr inttoptr (i64 3 to ptr))
+; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 1, ptr @child__klap, ptr @child, i32 4, i64 1, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 2, ptr @child__klap, ptr @child, i32 4, i64 1, ptr inttoptr (i64 4 to ptr))
 ; CHECK:         ret void
 define ptx_kernel void @parent(i32 %n) {
 entry:

@@ -1,5 +1,5 @@
-; Warp granularity: the lanes that reach the launch together share a chunk; after every lane has
-; registered (or launched on its own), the lowest lane launches, right at the launch site.
+; Warp granularity: the lanes that reach the launch together share a chunk; each arrives once it has
+; registered (or launched on its own), and the last to arrive launches, right at the launch site.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -S %s -o - | FileCheck %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
@@ -26,11 +26,10 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK-NOT:     __klap_grid_enter
 ; CHECK-NOT:     __klap_block_enter
-; CHECK:         [[MASK:%.*]] = call i32 @__klap_active_mask()
-; CHECK:         [[CHUNK:%.*]] = call ptr @__klap_warp_chunk(i32 [[MASK]], i32 12)
+; CHECK:         [[CHUNK:%.*]] = call ptr @__klap_warp_chunk(i32 12)
 ; CHECK:         call ptr @__klap_register(ptr [[CHUNK]],
-; CHECK:         [[LEADER:%.*]] = call i1 @__klap_warp_leader(i32 [[MASK]])
-; CHECK-NEXT:    br i1 [[LEADER]]
+; CHECK:         [[LAST:%.*]] = call i1 @__klap_warp_arrive(ptr [[CHUNK]])
+; CHECK-NEXT:    br i1 [[LAST]]
 ; CHECK:         call void @__klap_launch_chunk(ptr [[CHUNK]], ptr @child__klap, ptr @child, i32 12, i64 7, ptr null)
 ; CHECK-NOT:     __klap_scope_exit
 ; CHECK:         ret void

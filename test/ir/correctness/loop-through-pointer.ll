@@ -1,12 +1,13 @@
 ; A device function called through a pointer may be called from anywhere, a loop included: its launch
-; has no block scope to go to and the warp path deadlocked in loops (KLAP207), so it stays as written at
-; every granularity (KLAP208), as for a device function called in a loop directly.
+; has no scope to go to and launches made where they are reached hung in loops (a kernel takes a warp
+; scope there, KLAP213), so it stays as written at every granularity (KLAP208), as for a device function
+; called in a loop directly.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -S %s -o %t.ll \
 ; RUN:   -pass-remarks-missed=klap 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
-; REMARK: remark: parent.cu:12:5: launch not aggregated: made in a loop, where warp-granularity launches can deadlock, and no block scope can take it (a device function, or past four launch groups) [KLAP208]
+; REMARK: remark: parent.cu:12:5: launch not aggregated: made in a loop, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past four launch groups) [KLAP208]
 ; CHECK-LABEL: define internal void @spawn(
 ; CHECK-NOT:     __klap_
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(

@@ -1,6 +1,6 @@
 ; A V1 launch in a loop at warp granularity: normalize rewrites it first (splitting blocks), and the
 ; aggregation step must then see the loop as it is now. With the loop analysis cached from before the
-; rewrite it saw no loop, aggregated at warp granularity and so took the path that deadlocks in loops
+; rewrite it saw no loop and launched where the warp reached the launch, the path that hung in loops
 ; (found by diffing the IR of test/gpu/divergent_loop.cu before and after the move to one pipeline).
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -pass-remarks-analysis=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
@@ -22,9 +22,9 @@ define ptx_kernel void @child(ptr %out, i32 %k) {
   ret void
 }
 
-; REMARK: remark: {{.*}}its kernel launches in a loop: aggregated at block granularity instead of warp{{.*}}[KLAP207]
+; REMARK: remark: {{.*}}its kernel launches in a loop: the launches of each warp are made when the warp's last thread returns{{.*}}[KLAP213]
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         call ptr @__klap_block_enter(
+; CHECK:         call ptr @__klap_warp_enter(
 ; CHECK-NOT:     __klap_warp_chunk
 ; CHECK:         call ptr @__klap_scope_register(
 ; CHECK:         call void @__klap_scope_launch(
