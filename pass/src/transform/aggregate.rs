@@ -246,13 +246,13 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         let in_variant = variants.owning(caller);
         let quiet = in_variant.is_some();
         let granularity = options.granularity;
-        // At warp granularity, a kernel that launches in a loop or also tail-launches takes a warp
-        // scope: its launches made where they are reached hung in the device runtime (runtime/scope.cu).
-        let warp_scoped = granularity == Granularity::Warp && hazards.warp_scoped.contains(&caller);
-        let scoped = (granularity != Granularity::Warp || warp_scoped) && sites[0].caller_is_kernel;
-        // A device function launching in a loop (or called in one) has no scope to go to.
         let launches_in_loop = sites.iter().any(|s| s.loop_depth > 0 || s.called_in_loop);
         let tail_launching = model.sites.iter().any(|s| s.caller == caller && s.stream == Stream::Tail);
+        // At warp granularity, a kernel (or variant) that launches in a loop or also tail-launches
+        // takes a warp scope: launches made where they are reached hung there (runtime/scope.cu). A
+        // device function has no scope to go to.
+        let warp_scoped = granularity == Granularity::Warp && sites[0].caller_is_kernel && (launches_in_loop || tail_launching);
+        let scoped = (granularity != Granularity::Warp || warp_scoped) && sites[0].caller_is_kernel;
         let mut groups: Vec<(FunctionValue<'c>, Stream)> = Vec::new();
         let mut warp_sites = Vec::new();
         let mut scope_sites = Vec::new();
