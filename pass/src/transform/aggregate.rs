@@ -256,7 +256,11 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         let mut groups: Vec<(FunctionValue<'c>, Stream)> = Vec::new();
         let mut warp_sites = Vec::new();
         let mut scope_sites = Vec::new();
-        for site in sites {
+        // Tail launches take their scope's groups first: a tail launch made where it is reached, while
+        // the kernel's other launches wait for the scope's end, was made before them, and its child
+        // did not see theirs (fuzz case 220-20 at grid granularity, five groups: a wrong checksum).
+        let (tail_sites, other_sites): (Vec<_>, Vec<_>) = sites.into_iter().partition(|s| s.stream == Stream::Tail);
+        for site in tail_sites.into_iter().chain(other_sites) {
             let key = (site.child, site.stream);
             if scoped && (groups.contains(&key) || groups.len() < MAX_GROUPS) {
                 if !groups.contains(&key) {
@@ -482,7 +486,11 @@ impl<'c> Parent<'_, 'c> {
             let last = self.call(&b, RuntimeFn::ScopeExit, &[scope, expected]).result().into_int_value();
             let last_end = exit.split_if_then(last);
             b.position_before(&last_end);
-            for (g, (child, _)) in groups.iter().enumerate() {
+            // Tail groups last: the scope's other launches are made before them.
+            let mut order: Vec<usize> = (0..groups.len()).collect();
+            order.sort_by_key(|&g| groups[g].1 == Stream::Tail);
+            for g in order {
+                let child = &groups[g].0;
                 let variant = variant_of(*child);
                 let args = [
                     scope,
