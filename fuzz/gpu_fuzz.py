@@ -89,6 +89,48 @@ def is_checksum(result):
     return re.match(r"^[0-9a-f]{16} ", result) is not None
 
 
+def run_alone(binary, index, runs, case_timeout, log):
+    """The results of `runs` runs of one case alone (a fresh process each)."""
+    out = []
+    env = dict(os.environ, FUZZ_CASE_TIMEOUT=str(case_timeout))
+    for _ in range(runs):
+        try:
+            p = subprocess.run([binary, str(index)], capture_output=True, text=True, timeout=case_timeout + 60, env=env)
+            stdout, rc = p.stdout, p.returncode
+        except subprocess.TimeoutExpired:
+            stdout, rc = "", None
+        log.write("$ %s %d  (alone, rc=%s)\n%s" % (binary, index, rc, stdout))
+        texts = [m.group(3).strip() for m in map(CASE.match, stdout.splitlines()) if m and int(m.group(2)) == index]
+        out.append(texts[0] if texts else ("TIMEOUT" if rc is None else "CRASH rc=%d" % rc))
+    return out
+
+
+def recheck(args, ref, modes, findings, ref_broken, out):
+    """Reruns the cases that did not end alone: a hang that the reference shows too, alone, is the
+    platform's (BENCHMARKS.md, 2026-11-26: untransformed CDP programs with tail launches hang in the
+    driver's device runtime on an H200), one that only a klap build shows is a klap bug."""
+    print("  each case that did not end, alone, %d runs per mode (checksum runs / runs):" % args.recheck)
+    with open(os.path.join(out, "fuzz-recheck.log"), "w") as log:
+        for cid, prog, row in ref_broken + findings:
+            stuck = [m for m in modes if m in row and not is_checksum(row[m].split(" (")[0])]
+            if not stuck:
+                continue
+            index = int(cid.split("-")[1])
+            want = None
+            counts = []
+            for mode in [ref] + [m for m in stuck if m != ref]:
+                texts = run_alone(os.path.join(args.root, mode, prog), index, args.recheck, args.case_timeout, log)
+                good = [t for t in texts if is_checksum(t)]
+                if mode == ref and good:
+                    want = good[0]
+                ok = sum(1 for t in good if want is None or t == want)
+                counts.append("%s %d/%d" % (mode, ok, len(texts)))
+            ref_ok = int(counts[0].split()[1].split("/")[0])
+            verdict = "also the reference" if ref_ok < args.recheck else "klap builds only" if any(
+                int(c.split()[1].split("/")[0]) < args.recheck for c in counts[1:]) else "not again"
+            print("    case %s: %s: %s" % (cid, ", ".join(counts), verdict), flush=True)
+
+
 def sanitizer_path():
     for cand in (shutil.which("compute-sanitizer"), "/usr/local/cuda/bin/compute-sanitizer"):
         if cand and os.path.exists(cand):
@@ -127,6 +169,9 @@ def main():
     ap.add_argument("--case-timeout", type=float, default=20.0, help="seconds per case")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each program in each mode")
     ap.add_argument("--memcheck", type=int, default=0, help="cases per program to run under memcheck")
+    ap.add_argument("--recheck", type=int, default=0,
+                    help="run each case that did not end (in any mode, the reference too) alone this many times "
+                         "in the reference and in the modes it failed in")
     ap.add_argument("--out", default=os.environ.get("OUT") or "")
     args = ap.parse_args()
 
@@ -228,6 +273,9 @@ def main():
                 else:
                     f.write("  %-6s same\n" % mode)
     print("  mismatches written to %s" % os.path.join(out, "fuzz-mismatches.txt"))
+
+    if args.recheck > 0:
+        recheck(args, ref, modes, findings, ref_broken, out)
 
     memcheck_errors = 0
     if args.memcheck > 0:

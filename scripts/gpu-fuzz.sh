@@ -12,6 +12,10 @@
 #                       built: warp block grid, and nvcc when `make fuzz-bins MODES=...` built it)
 #   --repeat N          run each program N times per mode; a case must agree in every run (default 1)
 #   --memcheck N        also run N sampled cases of each program under compute-sanitizer memcheck
+#   --recheck N         run each case that did not end alone, N times, in the reference and in the modes
+#                       it failed in, and say whether the reference hangs too (the platform's hang: on an
+#                       H200, untransformed cases with tail launches hung in the driver now and then) or
+#                       only klap builds do (a klap bug)
 #   --case-timeout S    seconds before a case counts as hung (default 20)
 #   --timeout S         seconds for one program run (default 300)
 #   --out DIR           where results go (default $OUT, else DIR/results)
