@@ -273,7 +273,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                     let (remark, why) = if launches_in_loop {
                         (Remark::WarpLoopKept, "made in a loop, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past four launch groups)")
                     } else {
-                        (Remark::WarpWithTail, "in a function that also tail-launches, where launches made where they are reached hung in the device runtime, and no scope can take it (past four launch groups)")
+                        (Remark::WarpWithTail, "in a function that also tail-launches, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past four launch groups)")
                     };
                     remark.emit(ctx, site.launch, why);
                 }
