@@ -4,7 +4,9 @@
 ; wrong checksum in 3 runs of 3 on an H200; right after this change). Here five groups: the tail
 ; launch is the last site, yet takes group 0; the fifth group's launch is made as written, where it is
 ; reached (KLAP205), before the scope's launches and so before the tail launch.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -S %s -o - | FileCheck %s
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: FileCheck %s < %t.ll
+; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
@@ -30,6 +32,8 @@ define ptx_kernel void @observe(i32 %n) {
   ret void
 }
 
+; REMARK: launch not aggregated: in a function that also tail-launches, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past four launch groups) [KLAP205]
+; REMARK-NOT: KLAP205
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_grid_enter(i32 4,
 ; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 1,
