@@ -477,6 +477,9 @@ impl<'c> Parent<'_, 'c> {
             .iter()
             .map(|(child, stream)| aggregated_stream(self.module, sites.iter().find(|s| s.child == *child && s.stream == *stream).unwrap()))
             .collect();
+        // Tail groups last: the scope's other launches are made before them.
+        let mut order: Vec<usize> = (0..groups.len()).collect();
+        order.sort_by_key(|&g| groups[g].1 == Stream::Tail);
         for exit in exits {
             b.position_before(&exit);
             let expected = match granularity {
@@ -486,10 +489,7 @@ impl<'c> Parent<'_, 'c> {
             let last = self.call(&b, RuntimeFn::ScopeExit, &[scope, expected]).result().into_int_value();
             let last_end = exit.split_if_then(last);
             b.position_before(&last_end);
-            // Tail groups last: the scope's other launches are made before them.
-            let mut order: Vec<usize> = (0..groups.len()).collect();
-            order.sort_by_key(|&g| groups[g].1 == Stream::Tail);
-            for g in order {
+            for &g in &order {
                 let child = &groups[g].0;
                 let variant = variant_of(*child);
                 let args = [
