@@ -117,18 +117,21 @@ def recheck(args, ref, modes, findings, ref_broken, out):
                 continue
             index = int(cid.split("-")[1])
             want = None
-            counts = []
+            ok = {}  # mode: runs that gave the reference's checksum
             for mode in [ref] + [m for m in stuck if m != ref]:
                 texts = run_alone(os.path.join(args.root, mode, prog), index, args.recheck, args.case_timeout, log)
                 good = [t for t in texts if is_checksum(t)]
                 if mode == ref and good:
                     want = good[0]
-                ok = sum(1 for t in good if want is None or t == want)
-                counts.append("%s %d/%d" % (mode, ok, len(texts)))
-            ref_ok = int(counts[0].split()[1].split("/")[0])
-            verdict = "also the reference" if ref_ok < args.recheck else "klap builds only" if any(
-                int(c.split()[1].split("/")[0]) < args.recheck for c in counts[1:]) else "not again"
-            print("    case %s: %s: %s" % (cid, ", ".join(counts), verdict), flush=True)
+                ok[mode] = sum(1 for t in good if want is None or t == want)
+            if ok[ref] < args.recheck:
+                verdict = "also the reference"
+            elif any(n < args.recheck for m, n in ok.items() if m != ref):
+                verdict = "klap builds only"
+            else:
+                verdict = "not again"
+            counts = ", ".join("%s %d/%d" % (m, n, args.recheck) for m, n in ok.items())
+            print("    case %s: %s: %s" % (cid, counts, verdict), flush=True)
 
 
 def sanitizer_path():
