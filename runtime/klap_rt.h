@@ -60,7 +60,7 @@ enum { SMALL_SLAB = 4 << 10, LARGE_SLAB = 1 << 20 };
 enum { DONE_COUNTERS = 32, NOT_LAUNCHED = 0xffffffffu };
 
 // A block or grid scope: a chain of chunks per group of launch sites (same child, same stream class).
-enum { MAX_GROUPS = 4 };
+enum { MAX_GROUPS = 8 };
 // Set by the pass in a group's record size where the child has a grid scope of its own, which waits
 // for the child threads the chunk counts (Chunk::threads_total).
 enum : u32 { COUNT_THREADS = 0x80000000u };

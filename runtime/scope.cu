@@ -16,8 +16,10 @@ INLINE u64 grid_id() {
 // chunk together and take their records, each step among the lanes active at that step; then each
 // writes its record (or, without one, launches as written) and arrives, and the lane whose arrival
 // completes the count launches. (The first form launched after a barrier of all those lanes, which
-// waited for lanes that were launching as written.) In kernels that launch in a loop or also
-// tail-launch, launches made here hung in either form: those kernels take a warp scope (below).
+// waited for lanes that were launching as written.) In kernels, launches made here hung in either
+// form, in loops, beside tail launches and (fuzz cases 220-26, 327-8) with neither: at warp granularity
+// every launching kernel takes a warp scope (below), and this path is left to device functions that no
+// kernel's scope takes.
 
 // `record_size` carries COUNT_THREADS as a scope's group does: a child with a grid scope of its own
 // waits for the threads its chunk counts, whichever path registered them (a warp chunk that did not
@@ -95,32 +97,34 @@ INLINE void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 w
 }
 
 // Block scope: call at kernel entry, by every thread.
-DEVICE Scope *__klap_block_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3) {
+DEVICE Scope *__klap_block_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 size4, u32 size5, u32 size6,
+                                  u32 size7) {
   if (tid_linear() == 0) {
-    u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
+    u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3, size4, size5, size6, size7};
     setup_scope(&klap_block_scope, groups, sizes, 0, (block_threads() + 31) / 32, 0);
   }
   __syncthreads();
   return &klap_block_scope;
 }
 
-// Warp scopes: at warp granularity, a kernel that launches in a loop (or also tail-launches) gathers
-// each warp's launches in a scope of the warp's own, launched by the warp's last thread to return, as
-// a block scope is by the block's. Launched where they are reached instead (the warp path above), in
-// such kernels warps hung inside the device runtime: test/gpu/divergent_loop at 300 and at 3,000 parent
-// threads, NULL-stream and fire-and-forget launches alike; cuda-gdb on an H200 showed lanes stopped in
-// the driver's cudaGetParameterBufferV2 with no child grid running, their warp-mates at convergence
-// barriers and at yield points of the runtime's loops, none of them moving in 3 seconds. A hand-written
+// Warp scopes: at warp granularity, a launching kernel gathers each warp's launches in a scope of the
+// warp's own, launched by the warp's last thread to return, as a block scope is by the block's.
+// Launched where they are reached instead (the warp path above), warps hung inside the device runtime:
+// test/gpu/divergent_loop at 300 and at 3,000 parent threads, NULL-stream and fire-and-forget launches
+// alike, and fuzz cases without loops; cuda-gdb on an H200 showed lanes stopped in the driver's
+// cudaGetParameterBufferV2 with no child grid running, their warp-mates at convergence barriers and at
+// yield points of the runtime's loops, none of them moving in 3 seconds. A hand-written
 // warp-synchronous step beside device launches in the same divergent loop (no klap) did not hang.
 SHARED Scope klap_warp_scopes[32];
 
 // Warp scope: call at kernel entry (in an aggregated child: after its record lookup), by every thread.
 // `threads`: the threads of the block that take part (in a variant, those serving its record).
-DEVICE Scope *__klap_warp_enter(u32 threads, u32 groups, u32 size0, u32 size1, u32 size2, u32 size3) {
+DEVICE Scope *__klap_warp_enter(u32 threads, u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 size4,
+                                 u32 size5, u32 size6, u32 size7) {
   u32 warp = tid_linear() / 32;
   Scope *s = &klap_warp_scopes[warp];
   if (lane_id() == 0) {
-    u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
+    u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3, size4, size5, size6, size7};
     setup_scope(s, groups, sizes, 0, 1, 0);
     u32 rest = threads - warp * 32;
     s->threads = rest < 32 ? rest : 32;
@@ -214,8 +218,9 @@ INLINE Scope *chunk_scope(u32 groups, const u32 *sizes) {
 }
 
 // Grid scope: call at kernel entry (in an aggregated child: after its record lookup), by every thread.
-DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 in_child) {
-  u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3};
+DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 size4, u32 size5, u32 size6,
+                                 u32 size7, u32 in_child) {
+  u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3, size4, size5, size6, size7};
   if (in_child) {
     if (tid_linear() == 0)
       klap_scope_ptr = chunk_scope(groups, sizes);
@@ -252,6 +257,36 @@ DEVICE bool __klap_scope_exit(Scope *s, u64 expected) {
   last = shfl_idx(mask, last, leader);
   // Only the leader's lane can be the last; hand the role to it alone.
   return last && lane_id() == leader;
+}
+
+// ---- the scope of the kernel a device function's launch runs in -------------------------------
+//
+// A launch in a device function joins the scope of the kernel (or aggregated child) running it, where
+// that kernel shares its scope: made where it is reached instead, beside launches that wait for the
+// scope, it hung in the device runtime (fuzz cases 209-27, 220-20, 308-0, 327-12 at block granularity).
+// Each warp finds the scope under its own entry, keyed by its grid's id: a grid whose kernel does not
+// share a scope (one of another translation unit, one with no scope) never writes the key, so what its
+// shared memory holds there is another grid's, and its device functions launch as written.
+SHARED u64 klap_callee_keys[32];
+SHARED Scope *klap_callee_scopes[32];
+
+INLINE u64 callee_key() { return (grid_id() * 0x9E3779B97F4A7C15ull) ^ 0x6b6c6170ull; }
+
+// At kernel entry, after the scope's enter, by every thread.
+DEVICE void __klap_share_scope(Scope *s) {
+  u32 warp = tid_linear() / 32;
+  u32 mask = active_mask();
+  if (lane_id() == (u32)__builtin_ctz(mask)) {
+    klap_callee_scopes[warp] = s;
+    klap_callee_keys[warp] = callee_key();
+  }
+  __nvvm_bar_warp_sync(mask);
+}
+
+// In a device function, at a launch: the scope its kernel shares, or null.
+DEVICE Scope *__klap_callee_scope() {
+  u32 warp = tid_linear() / 32;
+  return klap_callee_keys[warp] == callee_key() ? klap_callee_scopes[warp] : 0;
 }
 
 // The grid scope's table entry is free again once its last thread has taken the chunks.

@@ -31,6 +31,7 @@ pub enum Remark {
     WarpWithTail,
     LoneLauncher,
     WarpScope,
+    CalleeScope,
     WarpLoopKept,
     Serialized,
     SerialChildCollective,
@@ -101,6 +102,7 @@ impl Remark {
             Remark::WarpWithTail => "KLAP205",
             Remark::LoneLauncher => "KLAP206",
             Remark::WarpScope => "KLAP213",
+            Remark::CalleeScope => "KLAP214",
             Remark::WarpLoopKept => "KLAP208",
             Remark::Serialized => "KLAP300",
             Remark::SerialChildCollective => "KLAP301",
@@ -165,6 +167,7 @@ impl Remark {
             | Remark::LaunchInDeviceFunction
             | Remark::WarpFallback
             | Remark::WarpScope
+            | Remark::CalleeScope
             | Remark::AlreadyTransformed
             | Remark::LeftToLink
             | Remark::PromotedKept => RemarkKind::Analysis,
@@ -187,7 +190,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
-            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::CalleeScope | Remark::AlreadyTransformed | Remark::Serialized => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::BlockReused => "",

@@ -49,14 +49,14 @@ __device__ Chunk *scope_head(Scope *s) {
 }
 
 __global__ void block_parent(Chunk **chunks, int *lost) {
-  Scope *s = __klap_block_enter(1, sizeof(Args), 0, 0, 0);
+  Scope *s = __klap_block_enter(1, sizeof(Args), 0, 0, 0, 0, 0, 0, 0);
   register_launch(s, lost);
   if (__klap_scope_exit(s, blockDim.x))
     chunks[blockIdx.x] = scope_head(s);
 }
 
 __global__ void grid_parent(Chunk **chunks, int *lost) {
-  Scope *s = __klap_grid_enter(1, sizeof(Args), 0, 0, 0, 0);
+  Scope *s = __klap_grid_enter(1, sizeof(Args), 0, 0, 0, 0, 0, 0, 0, 0);
   register_launch(s, lost);
   if (__klap_scope_exit(s, (u64)gridDim.x * blockDim.x)) {
     chunks[0] = scope_head(s);

@@ -29,13 +29,13 @@ use crate::llvm::{
 };
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, Runtime, RuntimeFn, Settings};
-use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET};
+use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
 use crate::site::ops::{builder_before, dim3_fields, guarded_replace, ArgValues, CanonicalEntries};
 use crate::site::{self, param_layout, uniform, LaunchModel, LaunchSite};
 use std::collections::{HashMap, HashSet};
 
 /// Launch groups a block or grid scope can hold (the runtime's MAX_GROUPS).
-const MAX_GROUPS: usize = 4;
+const MAX_GROUPS: usize = 8;
 
 /// Set in the record size given to the runtime for a chunk that counts its child threads (the
 /// runtime's COUNT_THREADS).
@@ -93,8 +93,7 @@ struct Hazards<'c> {
     /// Launching kernels whose threads can end without returning, with how: a block or grid scope
     /// completes when every thread has left through a return.
     thread_ends: HashMap<FunctionValue<'c>, String>,
-    /// Kernels that launch in a loop or also tail-launch: at warp granularity their launches are
-    /// gathered per warp and launched at the warp's end (the runtime's warp scope).
+    /// Kernels that take a warp scope at warp granularity ([`wants_warp_scope`]).
     warp_scoped: HashSet<FunctionValue<'c>>,
     /// Kernels whose one launch is a lone launch of the kernel itself as one block, outside loops: a
     /// chain of one-block grids (KLAP's los, sc, ...), where every grid a launch makes holds one launch.
@@ -113,15 +112,13 @@ impl<'c> Hazards<'c> {
                 hazards.one_block_chains.insert(site.caller);
             }
         }
+        hazards.warp_scoped = model.kernels.iter().copied().filter(|&k| wants_warp_scope(model, k)).collect();
         for site in &model.sites {
             let child = site.child;
             if !child.is_declaration() && !hazards.children.contains_key(&child) {
                 if let Some(hazard) = child_hazard(&calls, child) {
                     hazards.children.insert(child, hazard);
                 }
-            }
-            if site.caller_is_kernel && (site.loop_depth > 0 || site.stream == Stream::Tail) {
-                hazards.warp_scoped.insert(site.caller);
             }
             if site.caller_is_kernel && !hazards.thread_ends.contains_key(&site.caller) {
                 if let Some(end) = calls.thread_end_without_return(site.caller) {
@@ -130,6 +127,118 @@ impl<'c> Hazards<'c> {
             }
         }
         hazards
+    }
+}
+
+/// Whether at warp granularity `kernel` gathers its warps' launches in warp scopes, launched at each
+/// warp's end: where it, or a device function it runs, launches. Made where they were reached (the warp
+/// path), launches hung in the device runtime, first in kernels that launch in a loop or tail-launch
+/// (runtime/scope.cu), then also in kernels with neither (fuzz cases 220-26 and 327-8 on an H200, every
+/// run): the warp path is left to device functions that no kernel's scope takes.
+fn wants_warp_scope<'c>(model: &LaunchModel<'c>, kernel: FunctionValue<'c>) -> bool {
+    model.sites.iter().any(|s| s.caller == kernel || (!s.caller_is_kernel && s.reached_from.contains(&kernel)))
+}
+
+/// The group a launch takes in a scope: its child and where the aggregated launch goes (a stream created
+/// for one launch goes to fire-and-forget, [`aggregated_stream`], with those launches).
+fn group_key<'c>(site: &LaunchSite<'c>) -> (FunctionValue<'c>, Stream) {
+    let stream = if site.stream == Stream::SingleLaunch { Stream::FireAndForget } else { site.stream };
+    (site.child, stream)
+}
+
+/// Launches in device functions that join the scope of the kernel running them (KLAP214). Kernels that
+/// run the same device functions (a component) start their scopes with the same groups, so that a
+/// device function's launch has one group whichever of them runs it; run by any other kernel, it is
+/// made as written.
+struct CalleeScopes<'c> {
+    /// Per component, the groups of its device functions' launches: tail launches first, at most
+    /// [`MAX_GROUPS`].
+    groups: Vec<Vec<(FunctionValue<'c>, Stream)>>,
+    /// The kernels (and aggregated children) that share their scope, with their component.
+    sharing: HashMap<FunctionValue<'c>, usize>,
+}
+
+impl<'c> CalleeScopes<'c> {
+    /// `per_caller`: the aggregated launches, by the function they are in.
+    fn plan(model: &LaunchModel<'c>, per_caller: &[(FunctionValue<'c>, Vec<&LaunchSite<'c>>)], granularity: Granularity, calls: &CallGraph<'c>) -> Self {
+        let mut plan = CalleeScopes { groups: Vec::new(), sharing: HashMap::new() };
+        if granularity == Granularity::None {
+            return plan;
+        }
+        // A scope completes when each of its threads returns from the kernel.
+        let can_share = |k: FunctionValue<'c>| {
+            (granularity != Granularity::Warp || wants_warp_scope(model, k)) && calls.thread_end_without_return(k).is_none()
+        };
+        let device_sites: Vec<(&LaunchSite<'c>, Vec<FunctionValue<'c>>)> = per_caller
+            .iter()
+            .filter(|(caller, _)| !model.kernels.contains(caller))
+            .flat_map(|(_, sites)| sites.iter().copied())
+            .map(|s| (s, s.reached_from.iter().copied().filter(|&k| can_share(k)).collect::<Vec<_>>()))
+            .filter(|(_, roots)| !roots.is_empty())
+            .collect();
+        // Components: kernels that run a common device function are one.
+        let mut component: HashMap<FunctionValue<'c>, usize> = HashMap::new();
+        let mut count = 0;
+        for (_, roots) in &device_sites {
+            let mut joined: Vec<usize> = roots.iter().filter_map(|k| component.get(k).copied()).collect();
+            joined.sort_unstable();
+            joined.dedup();
+            let into = joined.first().copied().unwrap_or_else(|| {
+                count += 1;
+                count - 1
+            });
+            for c in component.values_mut() {
+                if joined.contains(c) {
+                    *c = into;
+                }
+            }
+            for &k in roots {
+                component.insert(k, into);
+            }
+        }
+        let mut index: HashMap<usize, usize> = HashMap::new();
+        for tail in [true, false] {
+            for (site, roots) in device_sites.iter().filter(|(s, _)| (s.stream == Stream::Tail) == tail) {
+                let c = *index.entry(component[&roots[0]]).or_insert_with(|| {
+                    plan.groups.push(Vec::new());
+                    plan.groups.len() - 1
+                });
+                let groups = &mut plan.groups[c];
+                if !groups.contains(&group_key(site)) && groups.len() < MAX_GROUPS {
+                    groups.push(group_key(site));
+                }
+            }
+        }
+        // A kernel's own tail launches must find a group too (made where reached, before the scope's
+        // launches, a tail launch's child missed their work: aggregate/tail-group-order.ll).
+        for (k, c) in component {
+            let c = index[&c];
+            let own = per_caller.iter().find(|(caller, _)| *caller == k).map_or(&[][..], |(_, sites)| sites.as_slice());
+            let mut keys = plan.groups[c].clone();
+            for site in own.iter().filter(|s| s.stream == Stream::Tail) {
+                if !keys.contains(&group_key(site)) {
+                    keys.push(group_key(site));
+                }
+            }
+            if keys.len() <= MAX_GROUPS {
+                plan.sharing.insert(k, c);
+            }
+        }
+        plan
+    }
+
+    /// The groups a kernel's scope starts with: its component's, where it shares its scope.
+    fn groups_of(&self, kernel: FunctionValue<'c>) -> Vec<(FunctionValue<'c>, Stream)> {
+        self.sharing.get(&kernel).map_or_else(Vec::new, |&c| self.groups[c].clone())
+    }
+
+    /// The group of a device function's launch that joins its kernel's scope, or None.
+    fn group(&self, site: &LaunchSite<'c>) -> Option<usize> {
+        if site.caller_is_kernel {
+            return None;
+        }
+        let c = site.reached_from.iter().find_map(|k| self.sharing.get(k))?;
+        self.groups[*c].iter().position(|g| *g == group_key(site))
     }
 }
 
@@ -232,12 +341,21 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             None => per_caller.push((site.caller, vec![site])),
         }
     }
+    let callees = CalleeScopes::plan(&model, &per_caller, options.granularity, &CallGraph::build(module));
+    // A kernel that shares its scope with its device functions takes one even without launches of its own.
+    let mut sharing: Vec<FunctionValue<'c>> = callees.sharing.keys().copied().collect();
+    sharing.sort_by_key(|k| k.name());
+    for k in sharing {
+        if !per_caller.iter().any(|(caller, _)| *caller == k) {
+            per_caller.push((k, Vec::new()));
+        }
+    }
     // Variants with a grid scope of their own: that scope waits for the variant's threads, which the
     // chunks they are launched from count (the runtime's COUNT_THREADS).
     let counted: HashSet<FunctionValue<'c>> = per_caller
         .iter()
-        .filter(|(caller, sites)| {
-            options.granularity == Granularity::Grid && variants.owning(*caller).is_some() && sites[0].caller_is_kernel
+        .filter(|(caller, _)| {
+            options.granularity == Granularity::Grid && variants.owning(*caller).is_some() && model.kernels.contains(caller)
         })
         .map(|(caller, _)| *caller)
         .collect();
@@ -246,23 +364,27 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         let in_variant = variants.owning(caller);
         let quiet = in_variant.is_some();
         let granularity = options.granularity;
+        let is_kernel = model.kernels.contains(&caller);
+        let shares = callees.sharing.contains_key(&caller);
         let launches_in_loop = sites.iter().any(|s| s.loop_depth > 0 || s.called_in_loop);
         let tail_launching = model.sites.iter().any(|s| s.caller == caller && s.stream == Stream::Tail);
-        // At warp granularity, a kernel (or variant) that launches in a loop or also tail-launches
-        // takes a warp scope: launches made where they are reached hung there (runtime/scope.cu). A
-        // device function has no scope to go to.
-        let warp_scoped = granularity == Granularity::Warp && sites[0].caller_is_kernel && (launches_in_loop || tail_launching);
-        let scoped = (granularity != Granularity::Warp || warp_scoped) && sites[0].caller_is_kernel;
-        let mut groups: Vec<(FunctionValue<'c>, Stream)> = Vec::new();
+        // At warp granularity, a kernel (or variant) that launches in a loop or tail-launches, itself or
+        // in its device functions, takes a warp scope.
+        let warp_scoped = granularity == Granularity::Warp && is_kernel && wants_warp_scope(&model, caller);
+        let scoped = (granularity != Granularity::Warp || warp_scoped) && is_kernel;
+        let mut groups = callees.groups_of(caller);
         let mut warp_sites = Vec::new();
         let mut scope_sites = Vec::new();
+        let mut joining_sites = Vec::new();
         // Tail launches take their scope's groups first: a tail launch made where it is reached, while
         // the kernel's other launches wait for the scope's end, was made before them, and its child
         // did not see theirs (fuzz case 220-20 at grid granularity, five groups: a wrong checksum).
         let (tail_sites, other_sites): (Vec<_>, Vec<_>) = sites.into_iter().partition(|s| s.stream == Stream::Tail);
         for site in tail_sites.into_iter().chain(other_sites) {
-            let key = (site.child, site.stream);
-            if scoped && (groups.contains(&key) || groups.len() < MAX_GROUPS) {
+            let key = group_key(site);
+            if let Some(group) = callees.group(site) {
+                joining_sites.push((site, group));
+            } else if scoped && (groups.contains(&key) || groups.len() < MAX_GROUPS) {
                 if !groups.contains(&key) {
                     groups.push(key);
                 }
@@ -271,15 +393,15 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 // Made where it is reached, it would take the warp path that hung in such functions.
                 if !quiet {
                     let (remark, why) = if launches_in_loop {
-                        (Remark::WarpLoopKept, "made in a loop, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past four launch groups)")
+                        (Remark::WarpLoopKept, "made in a loop, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past eight launch groups)")
                     } else {
-                        (Remark::WarpWithTail, "in a function that also tail-launches, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past four launch groups)")
+                        (Remark::WarpWithTail, "in a function that also tail-launches, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past eight launch groups)")
                     };
                     remark.emit(ctx, site.launch, why);
                 }
             } else {
                 if !quiet && granularity != Granularity::Warp {
-                    let why = if scoped { "more than four launch groups in one kernel" } else { "the launch is in a device function" };
+                    let why = if scoped { "more than eight launch groups in one kernel" } else { "the launch is in a device function" };
                     Remark::WarpFallback.emit(ctx, site.launch, &format!("{why}: aggregated at warp granularity"));
                 }
                 warp_sites.push(site);
@@ -294,11 +416,36 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             }
             parent.aggregate_at_warp(site, variant, &counted);
         }
-        if !scope_sites.is_empty() {
+        for (site, group) in joining_sites {
+            if !quiet {
+                let kernels: Vec<String> =
+                    site.reached_from.iter().filter(|k| callees.sharing.contains_key(k)).map(|k| format!("@{}", k.name())).collect();
+                Remark::CalleeScope.emit(
+                    ctx,
+                    site.launch,
+                    &format!(
+                        "the launch is in a device function: it joins the {} scope of the kernel running it ({}); run by any other kernel, it is made as written",
+                        granularity.as_str(),
+                        kernels.join(", ")
+                    ),
+                );
+                single_launch_remark(ctx, site);
+                Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(module, site, aggregated(site.child).unwrap(), granularity));
+                count(Statistic::AggregatedLaunch, 1);
+            }
+            parent.aggregate_in_callee_scope(site, aggregated(site.child).unwrap(), group);
+        }
+        if !scope_sites.is_empty() || shares {
             for site in &scope_sites {
                 if !quiet {
                     if warp_scoped {
-                        let why = if launches_in_loop { "launches in a loop" } else { "also tail-launches" };
+                        let why = if launches_in_loop {
+                            "launches in a loop"
+                        } else if tail_launching {
+                            "also tail-launches"
+                        } else {
+                            "launches"
+                        };
                         Remark::WarpScope.emit(
                             ctx,
                             site.launch,
@@ -310,7 +457,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                     count(Statistic::AggregatedLaunch, 1);
                 }
             }
-            parent.aggregate_in_scope(caller, &scope_sites, &groups, &counted, in_variant, granularity);
+            parent.aggregate_in_scope(caller, &scope_sites, &groups, &counted, in_variant, granularity, shares);
         }
     }
     entries.retire_replaced(module);
@@ -342,6 +489,24 @@ fn aggregated_stream<'c>(module: &Module<'c>, site: &LaunchSite<'c>) -> BasicVal
     }
     let cx = module.get_context();
     cx.i64_type().const_int(STREAM_FIRE_AND_FORGET, false).const_to_pointer(cx.ptr_type(AddressSpace::default())).into()
+}
+
+/// The stream a scope's group is launched into: its launches' own, a constant for every stream kind a
+/// scope takes (a stream created for one launch: fire-and-forget, as [`aggregated_stream`] says).
+fn group_stream<'c>(module: &Module<'c>, stream: Stream) -> BasicValueEnum<'c> {
+    let handle = match stream {
+        Stream::Null => 0,
+        Stream::Tail => STREAM_TAIL_LAUNCH,
+        Stream::FireAndForget | Stream::SingleLaunch => STREAM_FIRE_AND_FORGET,
+        other => unreachable!("a scope takes no launch into a {} stream", other.as_str()),
+    };
+    let cx = module.get_context();
+    let ptr = cx.ptr_type(AddressSpace::default());
+    if handle == 0 {
+        ptr.const_null().into()
+    } else {
+        cx.i64_type().const_int(handle, false).const_to_pointer(ptr).into()
+    }
 }
 
 fn aggregated_message<'c>(module: &Module<'c>, site: &LaunchSite<'c>, variant: &Variant<'c>, g: Granularity) -> String {
@@ -421,6 +586,14 @@ impl<'c> Parent<'_, 'c> {
         self.call(&b, RuntimeFn::LaunchChunk, &launch_args);
     }
 
+    /// A device function's launch registered in the scope its kernel shares (the runtime finds it), in
+    /// group `group`; where there is none, or no record, the original launch is made.
+    fn aggregate_in_callee_scope(&self, site: &LaunchSite<'c>, variant: &Variant<'c>, group: usize) {
+        let b = builder_before(self.module, site.launch);
+        let scope = self.call(&b, RuntimeFn::CalleeScope, &[]).result();
+        self.register_or_launch(site, variant, RuntimeFn::ScopeRegister, &[scope, self.i32(group as u64)], &b);
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn aggregate_in_scope(
         &self,
@@ -430,6 +603,7 @@ impl<'c> Parent<'_, 'c> {
         counted: &HashSet<FunctionValue<'c>>,
         in_variant: Option<&Variant<'c>>,
         granularity: Granularity,
+        shares: bool,
     ) {
         let variant_of = |child: FunctionValue<'c>| self.variants.get(child, VariantKind::Aggregated).unwrap();
         // Entry: every thread still runs here.
@@ -460,6 +634,9 @@ impl<'c> Parent<'_, 'c> {
             _ => RuntimeFn::BlockEnter,
         };
         let scope = self.call(&b, enter, &enter_args).result();
+        if shares {
+            self.call(&b, RuntimeFn::ShareScope, &[scope]);
+        }
 
         // Exit: every return, in a variant before the thread counts itself out of its record.
         let exits: Vec<InstructionValue<'c>> = match in_variant {
@@ -468,15 +645,12 @@ impl<'c> Parent<'_, 'c> {
         };
 
         for site in sites {
-            let group = groups.iter().position(|g| *g == (site.child, site.stream)).unwrap();
+            let group = groups.iter().position(|g| *g == group_key(site)).unwrap();
             let scope_args = [scope, self.i32(group as u64)];
             self.register_or_launch(site, variant_of(site.child), RuntimeFn::ScopeRegister, &scope_args, &b);
         }
 
-        let streams: Vec<BasicValueEnum<'c>> = groups
-            .iter()
-            .map(|(child, stream)| aggregated_stream(self.module, sites.iter().find(|s| s.child == *child && s.stream == *stream).unwrap()))
-            .collect();
+        let streams: Vec<BasicValueEnum<'c>> = groups.iter().map(|(_, stream)| group_stream(self.module, *stream)).collect();
         // Tail groups last: the scope's other launches are made before them.
         let mut order: Vec<usize> = (0..groups.len()).collect();
         order.sort_by_key(|&g| groups[g].1 == Stream::Tail);

@@ -24,7 +24,7 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_block_enter(i32 1, i32 12, i32 0, i32 0, i32 0)
+; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_block_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0,
 ; CHECK:         call i32 @llvm.nvvm.read.ptx.sreg.ntid.z()
 ; CHECK-NOT:     nctaid

@@ -42,7 +42,7 @@ done:
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0)
+; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; CHECK:         [[TAGGED:%.*]] = call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0, i32 %blocks, i32 1, i32 1, i32 32, i32 1, i32 1, i32 0)
 ; CHECK-NEXT:    [[HAS:%.*]] = icmp ne ptr [[TAGGED]], null
 ; CHECK-NEXT:    br i1 [[HAS]], label %[[STORE:.*]], label %[[AFTER:.*]]

@@ -1,7 +1,8 @@
-; At grid granularity a launch in a device function is aggregated at warp granularity (KLAP204). When
-; its child's aggregated variant has a grid scope of its own (here @mid__klap, which launches @leaf),
-; that scope waits for the child threads its chunks count, so the warp chunk must count them too: the
-; record size given to __klap_warp_chunk carries bit 31 (12 | 1 << 31), as @top's scope group for @mid
+; At grid granularity a launch in a device function that no kernel's scope takes is aggregated at warp
+; granularity (KLAP204): here @top, which runs it, may end a thread without returning, so it has no
+; scope to share (KLAP214 does not apply). When its child's aggregated variant has a grid scope of its
+; own (here @mid__klap, which launches @leaf), that scope waits for the child threads its chunks count, so the warp chunk must count them too: the
+; record size given to __klap_warp_chunk carries bit 31 (12 | 1 << 31), as a scope's group for @mid
 ; does. Without it the scope in @mid__klap never completed and every launch of @leaf was lost (found
 ; by the fuzzer: cases 203-17, 208-14, 216-5, 219-8, 219-18 and 221-34 lost their grandchildren).
 ; The launch of @leaf from the device function is not counted (@leaf launches nothing), and the size
@@ -20,6 +21,7 @@ target triple = "nvptx64-nvidia-cuda"
 declare ptr @__cudaCDP2GetParameterBufferV2(ptr, ptr byval(%struct.dim3) align 4, ptr byval(%struct.dim3) align 4, i32)
 declare i32 @__cudaCDP2LaunchDeviceV2(ptr, ptr)
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare void @llvm.nvvm.exit()
 
 ; CHECK-LABEL: define void @helper(
 ; CHECK:         [[MID:%.*]] = call ptr @__klap_warp_chunk(i32 -2147483636)
@@ -66,11 +68,17 @@ define ptx_kernel void @top(ptr %out) {
 entry:
   %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   call void @helper(ptr %out, i32 %t)
+  %quit = icmp ugt i32 %t, 1000
+  br i1 %quit, label %stop, label %done
+stop:
+  call void @llvm.nvvm.exit()
+  unreachable
+done:
   ret void
 }
 
 ; CHECK-LABEL: define ptx_kernel void @mid__klap(ptr %klap.chunk)
-; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 1)
+; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 1)
 ; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @leaf__klap, ptr @leaf,
 define ptx_kernel void @mid(ptr %out, i32 %base) {
 entry:

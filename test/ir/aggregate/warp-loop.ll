@@ -1,7 +1,7 @@
-; At warp granularity, a kernel that launches in a loop gathers each warp's launches in a warp scope,
-; made when the warp's last thread returns (KLAP213): launches made where they are reached, inside a
-; loop, hung in the device runtime on the GPU. A kernel with no launch in a loop launches where its
-; warp reaches the launch.
+; At warp granularity, a kernel gathers each warp's launches in a warp scope, made when the warp's last
+; thread returns (KLAP213): launches made where they are reached hung in the device runtime on the GPU,
+; first inside loops, then also in kernels without loops (fuzz cases 220-26 and 327-8). The remark says
+; what the kernel does.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -pass-remarks-analysis=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
@@ -28,7 +28,7 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_warp_enter(i32 {{%.*}}, i32 1, i32 12, i32 0, i32 0, i32 0)
+; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_warp_enter(i32 {{%.*}}, i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; CHECK:       loop:
 ; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0,
 ; CHECK-NOT:     __klap_warp_chunk
@@ -66,10 +66,10 @@ exit:
 }
 
 ; CHECK-LABEL: define ptx_kernel void @straight(
-; CHECK-NOT:     __klap_block_enter
-; CHECK:         call ptr @__klap_warp_chunk(
-; CHECK:         call ptr @__klap_register(
-; CHECK:         call void @__klap_launch_chunk(
+; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_warp_enter(
+; CHECK-NOT:     __klap_warp_chunk
+; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0,
+; CHECK:         call void @__klap_scope_launch(
 define ptx_kernel void @straight(ptr %out, i32 %n) {
 entry:
   %blocks = udiv i32 %n, 32
@@ -92,4 +92,5 @@ after:
 }
 
 ; REMARK:     its kernel launches in a loop: the launches of each warp are made when the warp's last thread returns (a warp scope) [KLAP213]
+; REMARK:     its kernel launches: the launches of each warp are made when the warp's last thread returns (a warp scope) [KLAP213]
 ; REMARK-NOT: KLAP213

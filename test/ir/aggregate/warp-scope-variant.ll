@@ -15,7 +15,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 
 ; CHECK-LABEL: define ptx_kernel void @rec(
 ; CHECK:         [[THREADS:%.*]] = trunc i64 {{%.*}} to i32
-; CHECK-NEXT:    [[SCOPE:%.*]] = call ptr @__klap_warp_enter(i32 [[THREADS]], i32 1, i32 4, i32 0, i32 0, i32 0)
+; CHECK-NEXT:    [[SCOPE:%.*]] = call ptr @__klap_warp_enter(i32 [[THREADS]], i32 1, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; CHECK:       loop:
 ; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0,
 ; CHECK:         call i64 @__klap_warp_scope_threads(ptr [[SCOPE]])

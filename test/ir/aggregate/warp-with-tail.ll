@@ -21,7 +21,7 @@ define ptx_kernel void @child(i32 %n) {
 ; REMARK-COUNT-3: its kernel also tail-launches: the launches of each warp are made when the warp's last thread returns (a warp scope) [KLAP213]
 ; REMARK-NOT:     KLAP205
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_warp_enter(i32 {{%.*}}, i32 3, i32 4, i32 4, i32 4, i32 0)
+; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_warp_enter(i32 {{%.*}}, i32 3, i32 4, i32 4, i32 4, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0,
 ; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 1,
 ; CHECK:         call ptr @__klap_scope_register(ptr [[SCOPE]], i32 2,

@@ -1,5 +1,7 @@
-; Warp granularity: the lanes that reach the launch together share a chunk; each arrives once it has
-; registered (or launched on its own), and the last to arrive launches, right at the launch site.
+; The warp path, what a launch in a device function that no kernel's scope takes gets at every
+; granularity (here one no kernel of this module calls; another translation unit's may): the lanes that
+; reach the launch together share a chunk; each arrives once it has registered (or launched on its own),
+; and the last to arrive launches, right at the launch site.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=warp;no-inline-runtime>' -S %s -o - | FileCheck %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
@@ -23,17 +25,17 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
   ret void
 }
 
-; CHECK-LABEL: define ptx_kernel void @parent(
+; CHECK-LABEL: define void @spawn(
 ; CHECK-NOT:     __klap_grid_enter
 ; CHECK-NOT:     __klap_block_enter
 ; CHECK:         [[CHUNK:%.*]] = call ptr @__klap_warp_chunk(i32 12)
 ; CHECK:         call ptr @__klap_register(ptr [[CHUNK]],
 ; CHECK:         [[LAST:%.*]] = call i1 @__klap_warp_arrive(ptr [[CHUNK]])
 ; CHECK-NEXT:    br i1 [[LAST]]
-; CHECK:         call void @__klap_launch_chunk(ptr [[CHUNK]], ptr @child__klap, ptr @child, i32 12, i64 7, ptr null)
+; CHECK:         call void @__klap_launch_chunk(ptr [[CHUNK]], ptr @child__klap, ptr @child, i32 12, i64 0, ptr null)
 ; CHECK-NOT:     __klap_scope_exit
 ; CHECK:         ret void
-define ptx_kernel void @parent(ptr %out, i32 %n) {
+define void @spawn(ptr %out, i32 %n) {
 entry:
   %blocks = udiv i32 %n, 32
   %g = alloca %struct.dim3, align 4

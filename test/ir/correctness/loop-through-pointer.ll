@@ -1,18 +1,23 @@
-; A device function called through a pointer may be called from anywhere, a loop included: its launch
-; has no scope to go to and launches made where they are reached hung in loops (a kernel takes a warp
-; scope there, KLAP213), so it stays as written at every granularity (KLAP208), as for a device function
-; called in a loop directly.
+; A device function called through a pointer may be called from anywhere, a loop included: the call
+; graph bounds the pointer's targets, so the kernel that makes the call is known to run it, and the
+; launch joins that kernel's grid scope (KLAP214), as for a device function called in a loop directly.
+; Made where it is reached it would hang in a loop (KLAP208's reason); a kernel of another translation
+; unit that calls it shares no scope, and there it is made as written.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -S %s -o %t.ll \
-; RUN:   -pass-remarks-missed=klap 2>%t.remarks
+; RUN:   -pass-remarks-analysis=klap 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
-; REMARK: remark: parent.cu:12:5: launch not aggregated: made in a loop, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past four launch groups) [KLAP208]
+; REMARK: remark: parent.cu:12:5: the launch is in a device function: it joins the grid scope of the kernel running it (@parent); run by any other kernel, it is made as written [KLAP214]
 ; CHECK-LABEL: define internal void @spawn(
-; CHECK-NOT:     __klap_
-; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
-; CHECK-NOT:     __klap_
+; CHECK-NOT:     __klap_warp_chunk
+; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_callee_scope()
+; CHECK-NEXT:    call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0,
 ; CHECK:         ret void
+; CHECK-LABEL: define ptx_kernel void @parent(
+; CHECK:         [[OWN:%.*]] = call ptr @__klap_grid_enter(i32 1, i32 4,
+; CHECK-NEXT:    call void @__klap_share_scope(ptr [[OWN]])
+; CHECK:         call void @__klap_scope_launch(ptr [[OWN]], i32 0, ptr @child__klap, ptr @child,
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 

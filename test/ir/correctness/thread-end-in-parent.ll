@@ -1,8 +1,8 @@
 ; A kernel whose threads can end without returning (here PTX's `exit` in inline assembly, on one path)
 ; keeps its launches as written at block and grid granularity: its scope launches once every thread of
 ; the block (or grid) has left through a return, which a thread that exits never does, so its launches
-; would be lost. A missed remark [KLAP212] says so. At warp granularity nothing waits for the other
-; threads: the launch is aggregated.
+; would be lost. A missed remark [KLAP212] says so. At warp granularity too: there a kernel's launches
+; go to a warp scope, which launches once every thread of the warp has returned.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=block;no-inline-runtime>' -S %s -o %t.ll \
 ; RUN:   -pass-remarks-missed=klap 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
@@ -17,7 +17,8 @@
 ; CHECK-NOT:     __klap_
 ; CHECK:         ret void
 ; WARP-LABEL: define ptx_kernel void @parent(
-; WARP:         call ptr @__klap_warp_chunk(
+; WARP-NOT:     __klap_
+; WARP:         call i32 @__cudaCDP2LaunchDeviceV2(
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 

@@ -1,8 +1,12 @@
-; A launch in a device function cannot use its kernels' block or grid scope: it is aggregated at
-; warp granularity instead, with a remark.
+; A launch in a device function joins the block or grid scope of the kernel running it (KLAP214): the
+; kernel enters its scope with a group for the device function's launch and shares the scope
+; (__klap_share_scope); the device function finds it at run time (__klap_callee_scope) and registers
+; in that group. Where no scope is shared (a kernel of another translation unit), the runtime gives a
+; null scope, the registration no record, and the launch is made as written.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks-analysis=klap -S %s -o %t.ll 2>%t.remarks
-; RUN: FileCheck %s < %t.ll
+; RUN: FileCheck --check-prefixes=CHECK,GRID %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=block;no-inline-runtime>' -S %s -o - | FileCheck --check-prefixes=CHECK,BLOCK %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
@@ -25,12 +29,19 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
   ret void
 }
 
-; REMARK: the launch is in a device function: aggregated at warp granularity [KLAP204]
+; REMARK: the launch is in a device function: it joins the grid scope of the kernel running it (@parent); run by any other kernel, it is made as written [KLAP214]
 ; CHECK-LABEL: define void @helper(
-; CHECK:         call ptr @__klap_warp_chunk(
-; CHECK:         call i1 @__klap_warp_arrive(
+; CHECK-NOT:     __klap_warp_chunk
+; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_callee_scope()
+; CHECK-NEXT:    [[REC:%.*]] = call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0, i32 %blocks, i32 1, i32 1, i32 32, i32 1, i32 1, i32 0)
+; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK-NOT:     __klap_grid_enter
+; GRID-NEXT:     [[OWN:%.*]] = call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
+; BLOCK-NEXT:    [[OWN:%.*]] = call ptr @__klap_block_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
+; CHECK-NEXT:    call void @__klap_share_scope(ptr [[OWN]])
+; CHECK-NEXT:    call void @helper(
+; CHECK:         call i1 @__klap_scope_exit(ptr [[OWN]],
+; CHECK:         call void @__klap_scope_launch(ptr [[OWN]], i32 0, ptr @child__klap, ptr @child, i32 12, i64 0, ptr null)
 ; CHECK:         ret void
 define void @helper(ptr %out, i32 %n) {
   %blocks = udiv i32 %n, 32
