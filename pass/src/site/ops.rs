@@ -10,7 +10,7 @@
 //!   if (buf) { <argument stores>; __cudaCDP2LaunchDeviceV2(buf, stream) }
 //! ```
 
-use super::abi::{cdp2_symbol, Abi, EntryKind};
+use super::abi::{cdp2_symbol, classify_stream_call, Abi, EntryKind, Stream, StreamCall, STREAM_FIRE_AND_FORGET};
 use super::{DimForm, Dim3, LaunchSite, WriteKind};
 use crate::llvm::{
     AddressSpace, BasicBlock, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionType,
@@ -288,6 +288,50 @@ pub fn rewrite_canonical<'c>(module: &Module<'c>, entries: &CanonicalEntries<'c>
         site.launch.replace_uses_with(result.as_basic_value());
     }
     erase_site(site);
+}
+
+/// The site a transformation replaces, with its launch as written (the fallback) going into the
+/// fire-and-forget stream where the launch's stream was created for it alone ([`Stream::SingleLaunch`]):
+/// that orders it after nothing, as the created stream did. Nothing then needs the created stream:
+/// [`retire_single_launch_stream`] removes its creation and destruction once the site is replaced.
+pub fn fallback_site<'c>(module: &Module<'c>, site: &LaunchSite<'c>) -> LaunchSite<'c> {
+    let mut fallback = site.clone();
+    if site.stream == Stream::SingleLaunch {
+        let cx = module.get_context();
+        let ptr = cx.ptr_type(AddressSpace::default());
+        fallback.stream_operand = cx.i64_type().const_int(STREAM_FIRE_AND_FORGET, false).const_to_pointer(ptr).into();
+    }
+    fallback
+}
+
+/// After a single-launch site was replaced through [`fallback_site`]: the stream's creation leaves a
+/// null handle and succeeds, its destruction goes. Made by some lanes of a warp while their warp-mates
+/// were in klap's runtime, the creation hung in the device runtime (fuzz case 223-31 at `auto`, every
+/// run on an H200: a lane in `__cudaCDP2StreamCreateWithFlags`, its warp-mates at collectives).
+pub fn retire_single_launch_stream<'c>(module: &Module<'c>, site: &LaunchSite<'c>) {
+    let Some(load) = site.stream_operand.instruction_of(InstructionOpcode::Load).filter(|_| site.stream == Stream::SingleLaunch) else {
+        return;
+    };
+    let slot = load.operand(0);
+    let i32t = module.get_context().i32_type();
+    let is = |call: InstructionValue<'c>, what: StreamCall| call.called_function().and_then(|f| classify_stream_call(&f.name())) == Some(what);
+    for user in slot.instruction_users() {
+        if user.get_opcode() == InstructionOpcode::Call && is(user, StreamCall::CreateWithFlags) {
+            let b = builder_before(module, user);
+            b.build_store(user.call_args()[0].into_pointer_value(), module.get_context().ptr_type(AddressSpace::default()).const_null())
+                .expect("builder positioned");
+            user.replace_uses_with(i32t.const_zero());
+            user.erase();
+        } else if user.get_opcode() == InstructionOpcode::Load {
+            for destroy in user.instruction_users().into_iter().filter(|&u| u.get_opcode() == InstructionOpcode::Call && is(u, StreamCall::Destroy)) {
+                destroy.replace_uses_with(i32t.const_zero());
+                destroy.erase();
+            }
+            if !user.has_users() {
+                user.erase();
+            }
+        }
+    }
 }
 
 /// Removes a launch that has been re-emitted: the launch, its argument writes, its parameter buffer

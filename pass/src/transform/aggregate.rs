@@ -30,7 +30,7 @@ use crate::llvm::{
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, Runtime, RuntimeFn, Settings};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
-use crate::site::ops::{builder_before, dim3_fields, guarded_replace, ArgValues, CanonicalEntries};
+use crate::site::ops::{builder_before, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
 use crate::site::{self, param_layout, uniform, LaunchModel, LaunchSite};
 use std::collections::{HashMap, HashSet};
 
@@ -472,8 +472,8 @@ fn single_launch_remark(ctx: Ctx, site: &LaunchSite) {
             ctx,
             site.launch,
             &format!(
-                "launch of @{} aggregated into the fire-and-forget stream: {SINGLE_LAUNCH_STREAM}; the stream's creation and \
-                 destruction stay, for the launch as written, made where no record can be had",
+                "launch of @{} aggregated into the fire-and-forget stream: {SINGLE_LAUNCH_STREAM}; the launch as written, made \
+                 where no record can be had, goes there too, and the stream's creation and destruction are removed",
                 site.child.name()
             ),
         );
@@ -555,7 +555,8 @@ impl<'c> Parent<'_, 'c> {
         call_args.extend([gx, gy, gz, bx, by, bz, site.smem]);
         let tagged = self.call(b, register, &call_args).result();
         let has_record = b.is_not_null(tagged);
-        guarded_replace(self.module, self.entries, site, &args, b, has_record, |b, then_end| {
+        let fallback = fallback_site(self.module, site);
+        guarded_replace(self.module, self.entries, &fallback, &args, b, has_record, |b, then_end| {
             let record = self.call(b, RuntimeFn::RecordArgs, &[tagged]).result();
             let once: Vec<bool> = site.writes.iter().map(|w| variant.uniform[w.param]).collect();
             args.store_where(b, record, &once, false);
@@ -567,6 +568,7 @@ impl<'c> Parent<'_, 'c> {
                 args.store_where(b, record, &once, true);
             }
         });
+        retire_single_launch_stream(self.module, site);
     }
 
     fn aggregate_at_warp(&self, site: &LaunchSite<'c>, variant: &Variant<'c>, counted: &HashSet<FunctionValue<'c>>) {

@@ -16,7 +16,7 @@ use crate::child::ChildVariants;
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
-use crate::site::ops::{builder_before, dim3_fields, entry_alloca, guarded_replace, replace, ArgValues, CanonicalEntries};
+use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
 use crate::site::{LaunchModel, LaunchSite, WriteKind};
 
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
@@ -170,6 +170,7 @@ fn serialize<'c>(
     };
     if always {
         replace(module, site, run_serially);
+        retire_single_launch_stream(module, site);
         return;
     }
     // The constant dimensions folded into one factor, the others multiplied in at run time. After each
@@ -194,7 +195,8 @@ fn serialize<'c>(
         None => total,
     };
     let small = b.build_int_compare(IntPredicate::ULE, work, i64t.const_int(threshold, false), "").unwrap();
-    guarded_replace(module, entries, site, &args, &b, small, |b, _| run_serially(b));
+    guarded_replace(module, entries, &fallback_site(module, site), &args, &b, small, |b, _| run_serially(b));
+    retire_single_launch_stream(module, site);
 }
 
 /// The child's parameters as values at the builder: a parameter the launch writes whole with one store is

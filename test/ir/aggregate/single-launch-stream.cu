@@ -1,7 +1,9 @@
 // A stream a thread creates for one launch (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), the
 // launch, cudaStreamDestroy(s)) orders that launch after nothing, like fire-and-forget: the model calls
 // it single-launch and it is aggregated (KLAP209 beside KLAP200), its aggregated launch going into the
-// fire-and-forget stream (4); the create and destroy calls stay for the fallback launch. Every other use
+// fire-and-forget stream (4), and so does the fallback launch (no record): nothing needs the created
+// stream, and its create and destroy calls are removed (device-runtime calls that hung beside klap's
+// runtime in a warp, fuzz case 223-31). Every other use
 // keeps the stream's order (KLAP201): a second launch into it, the handle passed to a function, a stream
 // created before a loop that launches in it, a stream never destroyed, one destroyed before the launch.
 // RUN: %clang %cudaflags -O2 --cuda-device-only -emit-llvm -S %s -o %t.ll
@@ -13,6 +15,7 @@
 // Serialization takes it as it takes fire-and-forget (KLAP300), and keeps the others launched (KLAP302).
 // RUN: %clang %cudaflags -O2 --cuda-device-only -emit-llvm -S -fpass-plugin=%plugin -mllvm -klap-granularity=none -mllvm -klap-serialize -Rpass=klap -Rpass-missed=klap %s -o %t.serial.ll 2> %t.serial.remarks
 // RUN: FileCheck --check-prefix=SERIAL %s < %t.serial.remarks
+// RUN: FileCheck --check-prefix=SERIALIR %s < %t.serial.ll
 // RUN: %clang %cudaflags -O2 --cuda-device-only -S -fpass-plugin=%plugin -mllvm -klap-granularity=warp %s -o %t.warp.ptx
 // RUN: %ptxas -arch=sm_90 -c %t.warp.ptx -o %t.warp.o
 // RUN: %clang %cudaflags -O2 --cuda-device-only -S -fpass-plugin=%plugin -mllvm -klap-granularity=grid %s -o %t.grid.ptx
@@ -34,12 +37,17 @@
 // SERIAL-COUNT-7: a launch into a other stream is ordered after other work: it is launched [KLAP302]
 // SERIAL-NOT: KLAP30{{[0-9]}}
 
-// The grid scope of `single` launches its records into the fire-and-forget stream; the stream's create
-// and destroy calls stay, and so does the fallback launch into the created stream (no record).
+// Serialized, `single` launches nothing, and its stream's create and destroy calls are gone too.
+// SERIALIR-LABEL: define {{.*}} @_Z6singlePi(
+// SERIALIR-NOT: @__cudaCDP2Stream
+// SERIALIR: {{^}}}
+
+// The grid scope of `single` launches its records into the fire-and-forget stream, the fallback launch
+// (no record) goes there too, and the stream's create and destroy calls are gone.
 // IR-LABEL: define {{.*}} @_Z6singlePi(
-// IR: call {{.*}} @__cudaCDP2StreamCreateWithFlags(
-// IR: call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr {{%.*}})
-// IR: call {{.*}} @__cudaCDP2StreamDestroy(
+// IR-NOT: @__cudaCDP2StreamCreateWithFlags(
+// IR: call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr inttoptr (i64 4 to ptr))
+// IR-NOT: @__cudaCDP2StreamDestroy(
 // IR: call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @_Z5childPii__klap, ptr @_Z5childPii, i32 12, i64 0, ptr inttoptr (i64 4 to ptr))
 // IR: {{^}}}
 
