@@ -7,7 +7,8 @@
 //! aggregated child is uniform only if every launch of that child passes a uniform value for it (the
 //! aggregated child's blocks serve many launches, and read it from the chunk's first record). Reads of
 //! a `byval` kernel parameter that the kernel never writes are uniform as the parameter is. Launches in
-//! device functions pass no parameter uniformly (their callers differ).
+//! device functions pass no parameter of theirs uniformly (their callers differ), and a constant only
+//! where every launch of the child passes that constant.
 
 use super::{param_layout, LaunchSite, Param, WriteKind};
 use crate::llvm::{same, BasicValueEnum, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, Module, ValueExt};
@@ -32,10 +33,15 @@ pub fn analyze<'c>(module: &Module<'c>, sites: &[&LaunchSite<'c>], children: &[F
             (k, params.iter().map(|p| p.offset + p.size <= 4 * MASK_WORDS).collect())
         })
         .collect();
-    // Launches of one child from one kernel share chunks: each must pass the very same value.
+    // Launches of one child from one kernel share chunks: each must pass the very same value. A launch in
+    // a device function shares the chunks of the kernel running it (KLAP214), and of other device
+    // functions that kernel runs: it must pass what every launch of the child passes (a constant of its
+    // own, taken as uniform, gave the kernel's launches its value: fuzz cases 223-21, 230-25 at every
+    // granularity, wrong checksums; 232-19, an illegal address).
     for (i, a) in sites.iter().enumerate() {
         for b in &sites[i + 1..] {
-            if a.caller == b.caller && a.child == b.child {
+            let may_share = a.caller == b.caller || !a.caller_is_kernel || !b.caller_is_kernel;
+            if may_share && a.child == b.child {
                 let flags = uniform.get_mut(&a.child).unwrap();
                 for (p, flag) in flags.iter_mut().enumerate() {
                     *flag &= written(a, p) == written(b, p);
