@@ -64,7 +64,13 @@ INLINE char *slot_take(PromoteSlot *s) {
 }
 
 // The thread that launches the next instance at the start of the kernel.
-ACCESSOR bool __klap_promote_leader() { return tid_linear() == 0; }
+// Where the block has more than one row (the host's launch of the first instance may give it one),
+// threads of every row pass the launch's threadIdx.x test and each launches: no leader, and the launch
+// site launches as written, each of those launches a first instance of its own (fuzz case 234-9 at
+// auto lost 76 of 81 grids when thread 0 launched for all of them).
+ACCESSOR bool __klap_promote_leader() {
+  return tid_linear() == 0 && __nvvm_read_ptx_sreg_ntid_y() == 1 && __nvvm_read_ptx_sreg_ntid_z() == 1;
+}
 
 // A slot for a promoted launch with `arg_bytes` bytes of arguments; null where the pool has no room.
 DEVICE Chunk *__klap_promote_slot(u32 arg_bytes) {

@@ -174,6 +174,14 @@ pub fn detect<'c>(module: &Module<'c>, model: &LaunchModel<'c>, graph: &LaunchGr
     if !site.lone {
         return Err((Remark::PromoteNotOneThread, "more than one thread of a block may reach the launch (it is not under a test of threadIdx.x against one value)".into()));
     }
+    // The instances it launches run with its block: with more than one row, a thread of each row passes
+    // the test of threadIdx.x and launches (a tree of launches, not a chain).
+    if site.block.fields[1..].iter().any(|v| v.and_then(|v| v.const_int()) != Some(1)) {
+        return Err((
+            Remark::PromoteNotOneThread,
+            format!("the child's block {} may have more than one row: a thread of each row passes the test of threadIdx.x", site.block.describe()),
+        ));
+    }
     if matches!(site.stream, Stream::PerThread | Stream::Other) {
         return Err((Remark::PromoteStream, format!("the launch goes into a {} stream, whose order with other work would change", site.stream.as_str())));
     }
