@@ -5,7 +5,8 @@
 // The parts, one concern each:
 //   pool.cu      the record pool: slabs, their bitmaps, chunks taken and given back
 //   register.cu  registration of launches into records (warp, block and grid scopes)
-//   scope.cu     the scopes: a warp's chunk, block and grid scopes, the grid table, exit counting
+//   scope.cu     the scopes: a warp's chunk, warp, block and grid scopes, the grid table, exit counting,
+//                the scope a kernel shares with the device functions it runs
 //   lookup.cu    the aggregated child: its record lookup and remapped indices, its exit count
 //   promote.cu   kernel launch promotion: slots, release at the parent's end, acquire in the child
 //   launch.cu    the aggregated launch, the one-by-one fallback, the reclaim before a launch
