@@ -364,59 +364,20 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         let in_variant = variants.owning(caller);
         let quiet = in_variant.is_some();
         let granularity = options.granularity;
-        let is_kernel = model.kernels.contains(&caller);
-        let shares = callees.sharing.contains_key(&caller);
-        let launches_in_loop = sites.iter().any(|s| s.loop_depth > 0 || s.called_in_loop);
-        let tail_launching = model.sites.iter().any(|s| s.caller == caller && s.stream == Stream::Tail);
-        // At warp granularity, a kernel (or variant) that launches in a loop or tail-launches, itself or
-        // in its device functions, takes a warp scope.
-        let warp_scoped = granularity == Granularity::Warp && is_kernel && wants_warp_scope(&model, caller);
-        let scoped = (granularity != Granularity::Warp || warp_scoped) && is_kernel;
-        let mut groups = callees.groups_of(caller);
-        let mut warp_sites = Vec::new();
-        let mut scope_sites = Vec::new();
-        let mut joining_sites = Vec::new();
-        // Tail launches take their scope's groups first: a tail launch made where it is reached, while
-        // the kernel's other launches wait for the scope's end, was made before them, and its child
-        // did not see theirs (fuzz case 220-20 at grid granularity, five groups: a wrong checksum).
-        let (tail_sites, other_sites): (Vec<_>, Vec<_>) = sites.into_iter().partition(|s| s.stream == Stream::Tail);
-        for site in tail_sites.into_iter().chain(other_sites) {
-            let key = group_key(site);
-            if let Some(group) = callees.group(site) {
-                joining_sites.push((site, group));
-            } else if scoped && (groups.contains(&key) || groups.len() < MAX_GROUPS) {
-                if !groups.contains(&key) {
-                    groups.push(key);
-                }
-                scope_sites.push(site);
-            } else if launches_in_loop || tail_launching && site.stream != Stream::Tail {
-                // Made where it is reached, it would take the warp path that hung in such functions.
-                if !quiet {
-                    let (remark, why) = if launches_in_loop {
-                        (Remark::WarpLoopKept, "made in a loop, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past eight launch groups)")
-                    } else {
-                        (Remark::WarpWithTail, "in a function that also tail-launches, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past eight launch groups)")
-                    };
-                    remark.emit(ctx, site.launch, why);
-                }
-            } else {
-                if !quiet && granularity != Granularity::Warp {
-                    let why = if scoped { "more than eight launch groups in one kernel" } else { "the launch is in a device function" };
-                    Remark::WarpFallback.emit(ctx, site.launch, &format!("{why}: aggregated at warp granularity"));
-                }
-                warp_sites.push(site);
-            }
-        }
-        for site in warp_sites {
-            let variant = aggregated(site.child).unwrap();
+        let shape = CallerShape::of(&model, caller, &sites, granularity);
+        let placed = place(ctx, caller, &shape, sites, &callees, quiet);
+        let reported = |site: &LaunchSite<'c>, g: Granularity| {
             if !quiet {
                 single_launch_remark(ctx, site);
-                Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(module, site, variant, Granularity::Warp));
+                Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(module, site, aggregated(site.child).unwrap(), g));
                 count(Statistic::AggregatedLaunch, 1);
             }
-            parent.aggregate_at_warp(site, variant, &counted);
+        };
+        for site in placed.warp {
+            reported(site, Granularity::Warp);
+            parent.aggregate_at_warp(site, aggregated(site.child).unwrap(), &counted);
         }
-        for (site, group) in joining_sites {
+        for (site, group) in placed.joining {
             if !quiet {
                 let kernels: Vec<String> =
                     site.reached_from.iter().filter(|k| callees.sharing.contains_key(k)).map(|k| format!("@{}", k.name())).collect();
@@ -429,40 +390,116 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                         kernels.join(", ")
                     ),
                 );
-                single_launch_remark(ctx, site);
-                Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(module, site, aggregated(site.child).unwrap(), granularity));
-                count(Statistic::AggregatedLaunch, 1);
             }
+            reported(site, granularity);
             parent.aggregate_in_callee_scope(site, aggregated(site.child).unwrap(), group);
         }
-        if !scope_sites.is_empty() || shares {
-            for site in &scope_sites {
-                if !quiet {
-                    if warp_scoped {
-                        let why = if launches_in_loop {
-                            "launches in a loop"
-                        } else if tail_launching {
-                            "also tail-launches"
-                        } else {
-                            "launches"
-                        };
-                        Remark::WarpScope.emit(
-                            ctx,
-                            site.launch,
-                            &format!("its kernel {why}: the launches of each warp are made when the warp's last thread returns (a warp scope)"),
-                        );
-                    }
-                    single_launch_remark(ctx, site);
-                    Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(module, site, aggregated(site.child).unwrap(), granularity));
-                    count(Statistic::AggregatedLaunch, 1);
+        let shares = callees.sharing.contains_key(&caller);
+        if !placed.scope.is_empty() || shares {
+            for site in &placed.scope {
+                if !quiet && shape.warp_scoped {
+                    let why = if shape.launches_in_loop {
+                        "launches in a loop"
+                    } else if shape.tail_launching {
+                        "also tail-launches"
+                    } else {
+                        "launches"
+                    };
+                    Remark::WarpScope.emit(
+                        ctx,
+                        site.launch,
+                        &format!("its kernel {why}: the launches of each warp are made when the warp's last thread returns (a warp scope)"),
+                    );
                 }
+                reported(site, granularity);
             }
-            parent.aggregate_in_scope(caller, &scope_sites, &groups, &counted, in_variant, granularity, shares);
+            parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares);
         }
     }
     entries.retire_replaced(module);
     runtime.retire_unused(module);
     Ok(true)
+}
+
+/// What decides where a function's launches go.
+struct CallerShape {
+    granularity: Granularity,
+    launches_in_loop: bool,
+    tail_launching: bool,
+    /// At warp granularity, a launching kernel (or variant) takes a warp scope ([`wants_warp_scope`]).
+    warp_scoped: bool,
+    /// The function has a scope: a kernel at block or grid granularity, or a warp-scoped one.
+    scoped: bool,
+}
+
+impl CallerShape {
+    fn of<'c>(model: &LaunchModel<'c>, caller: FunctionValue<'c>, sites: &[&LaunchSite<'c>], granularity: Granularity) -> Self {
+        let is_kernel = model.kernels.contains(&caller);
+        let warp_scoped = granularity == Granularity::Warp && is_kernel && wants_warp_scope(model, caller);
+        CallerShape {
+            granularity,
+            launches_in_loop: sites.iter().any(|s| s.loop_depth > 0 || s.called_in_loop),
+            tail_launching: model.sites.iter().any(|s| s.caller == caller && s.stream == Stream::Tail),
+            warp_scoped,
+            scoped: (granularity != Granularity::Warp || warp_scoped) && is_kernel,
+        }
+    }
+}
+
+/// Where each of a function's aggregated launches goes.
+struct Placement<'a, 'c> {
+    /// Its scope's groups: those it shares with its device functions first, then its own.
+    groups: Vec<(FunctionValue<'c>, Stream)>,
+    scope: Vec<&'a LaunchSite<'c>>,
+    /// Launches in a device function, into the scope of the kernel running it, with their group.
+    joining: Vec<(&'a LaunchSite<'c>, usize)>,
+    /// Launches made where they are reached, by the last lane of the warp (the warp path).
+    warp: Vec<&'a LaunchSite<'c>>,
+}
+
+/// Places the launches of one function; a launch that no scope takes, in a function that launches in a
+/// loop or also tail-launches, is left as written with a missed remark.
+fn place<'a, 'c>(
+    ctx: Ctx,
+    caller: FunctionValue<'c>,
+    shape: &CallerShape,
+    sites: Vec<&'a LaunchSite<'c>>,
+    callees: &CalleeScopes<'c>,
+    quiet: bool,
+) -> Placement<'a, 'c> {
+    let mut placed = Placement { groups: callees.groups_of(caller), scope: Vec::new(), joining: Vec::new(), warp: Vec::new() };
+    // Tail launches take their scope's groups first: a tail launch made where it is reached, while
+    // the kernel's other launches wait for the scope's end, was made before them, and its child
+    // did not see theirs (fuzz case 220-20 at grid granularity, five groups: a wrong checksum).
+    let (tail_sites, other_sites): (Vec<_>, Vec<_>) = sites.into_iter().partition(|s| s.stream == Stream::Tail);
+    for site in tail_sites.into_iter().chain(other_sites) {
+        let key = group_key(site);
+        if let Some(group) = callees.group(site) {
+            placed.joining.push((site, group));
+        } else if shape.scoped && (placed.groups.contains(&key) || placed.groups.len() < MAX_GROUPS) {
+            if !placed.groups.contains(&key) {
+                placed.groups.push(key);
+            }
+            placed.scope.push(site);
+        } else if shape.launches_in_loop || shape.tail_launching && site.stream != Stream::Tail {
+            // Made where it is reached, it would take the warp path that hung in such functions.
+            if !quiet {
+                let (remark, why) = if shape.launches_in_loop {
+                    (Remark::WarpLoopKept, "made in a loop, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past eight launch groups)")
+                } else {
+                    (Remark::WarpWithTail, "in a function that also tail-launches, where launches made where they are reached hung in the device runtime, and no scope can take it (a device function, or past eight launch groups)")
+                };
+                remark.emit(ctx, site.launch, why);
+            }
+        } else {
+            if !quiet && shape.granularity != Granularity::Warp {
+                let why = if shape.scoped { "more than eight launch groups in one kernel" } else { "the launch is in a device function" };
+                Remark::WarpFallback.emit(ctx, site.launch, &format!("{why}: aggregated at warp granularity"));
+            }
+            placed.warp.push(site);
+        }
+    }
+    placed
 }
 
 /// KLAP209 beside KLAP200 for a launch into a stream created for it alone.
