@@ -295,13 +295,27 @@ pub fn rewrite_canonical<'c>(module: &Module<'c>, entries: &CanonicalEntries<'c>
 /// that orders it after nothing, as the created stream did. Nothing then needs the created stream:
 /// [`retire_single_launch_stream`] removes its creation and destruction once the site is replaced.
 pub fn fallback_site<'c>(module: &Module<'c>, site: &LaunchSite<'c>) -> LaunchSite<'c> {
-    let mut fallback = site.clone();
-    if site.stream == Stream::SingleLaunch {
-        let cx = module.get_context();
-        let ptr = cx.ptr_type(AddressSpace::default());
-        fallback.stream_operand = cx.i64_type().const_int(STREAM_FIRE_AND_FORGET, false).const_to_pointer(ptr).into();
+    LaunchSite { stream_operand: taken_over_stream(module, site), ..site.clone() }
+}
+
+/// The stream a launch goes into once a transformation takes it over: its own, but for a stream created
+/// for the launch alone, which the launching thread destroys before a scope launches (and each lane of
+/// a warp has its own): fire-and-forget, which orders the launch after nothing as well.
+pub fn taken_over_stream<'c>(module: &Module<'c>, site: &LaunchSite<'c>) -> BasicValueEnum<'c> {
+    match site.stream {
+        Stream::SingleLaunch => stream_handle(module, STREAM_FIRE_AND_FORGET),
+        _ => site.stream_operand,
     }
-    fallback
+}
+
+/// A stream handle as a constant pointer (`ptr null` for the NULL stream).
+pub fn stream_handle<'c>(module: &Module<'c>, handle: u64) -> BasicValueEnum<'c> {
+    let cx = module.get_context();
+    let ptr = cx.ptr_type(AddressSpace::default());
+    match handle {
+        0 => ptr.const_null().into(),
+        h => cx.i64_type().const_int(h, false).const_to_pointer(ptr).into(),
+    }
 }
 
 /// After a single-launch site was replaced through [`fallback_site`]: the stream's creation leaves a

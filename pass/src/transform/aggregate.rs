@@ -24,13 +24,16 @@ use super::{Granularity, Options};
 use crate::callgraph::CallGraph;
 use crate::child::{unremappable_index_read, ChildVariants, Variant, VariantKind};
 use crate::llvm::{
-    count, AddressSpace, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
+    count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
     InstructionValue, Module, Statistic, ValueExt,
 };
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, Runtime, RuntimeFn, Settings};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
-use crate::site::ops::{builder_before, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
+use crate::site::ops::{
+    builder_before, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, stream_handle, taken_over_stream, ArgValues,
+    CanonicalEntries,
+};
 use crate::site::{self, param_layout, uniform, LaunchModel, LaunchSite};
 use std::collections::{HashMap, HashSet};
 
@@ -140,7 +143,7 @@ fn wants_warp_scope<'c>(model: &LaunchModel<'c>, kernel: FunctionValue<'c>) -> b
 }
 
 /// The group a launch takes in a scope: its child and where the aggregated launch goes (a stream created
-/// for one launch goes to fire-and-forget, [`aggregated_stream`], with those launches).
+/// for one launch goes to fire-and-forget, [`taken_over_stream`], with those launches).
 fn group_key<'c>(site: &LaunchSite<'c>) -> (FunctionValue<'c>, Stream) {
     let stream = if site.stream == Stream::SingleLaunch { Stream::FireAndForget } else { site.stream };
     (site.child, stream)
@@ -178,14 +181,14 @@ impl<'c> CalleeScopes<'c> {
             .collect();
         // Components: kernels that run a common device function are one.
         let mut component: HashMap<FunctionValue<'c>, usize> = HashMap::new();
-        let mut count = 0;
+        let mut components = 0;
         for (_, roots) in &device_sites {
             let mut joined: Vec<usize> = roots.iter().filter_map(|k| component.get(k).copied()).collect();
             joined.sort_unstable();
             joined.dedup();
             let into = joined.first().copied().unwrap_or_else(|| {
-                count += 1;
-                count - 1
+                components += 1;
+                components - 1
             });
             for c in component.values_mut() {
                 if joined.contains(c) {
@@ -517,19 +520,8 @@ fn single_launch_remark(ctx: Ctx, site: &LaunchSite) {
     }
 }
 
-/// The stream the aggregated launch of a site's records goes into: the site's own, but for a stream
-/// created for the launch alone, which the launching thread destroys before a scope launches (and
-/// each lane of a warp has its own): fire-and-forget, which orders the launch after nothing as well.
-fn aggregated_stream<'c>(module: &Module<'c>, site: &LaunchSite<'c>) -> BasicValueEnum<'c> {
-    if site.stream != Stream::SingleLaunch {
-        return site.stream_operand;
-    }
-    let cx = module.get_context();
-    cx.i64_type().const_int(STREAM_FIRE_AND_FORGET, false).const_to_pointer(cx.ptr_type(AddressSpace::default())).into()
-}
-
 /// The stream a scope's group is launched into: its launches' own, a constant for every stream kind a
-/// scope takes (a stream created for one launch: fire-and-forget, as [`aggregated_stream`] says).
+/// scope takes (a stream created for one launch: fire-and-forget, as [`taken_over_stream`] says).
 fn group_stream<'c>(module: &Module<'c>, stream: Stream) -> BasicValueEnum<'c> {
     let handle = match stream {
         Stream::Null => 0,
@@ -537,13 +529,7 @@ fn group_stream<'c>(module: &Module<'c>, stream: Stream) -> BasicValueEnum<'c> {
         Stream::FireAndForget | Stream::SingleLaunch => STREAM_FIRE_AND_FORGET,
         other => unreachable!("a scope takes no launch into a {} stream", other.as_str()),
     };
-    let cx = module.get_context();
-    let ptr = cx.ptr_type(AddressSpace::default());
-    if handle == 0 {
-        ptr.const_null().into()
-    } else {
-        cx.i64_type().const_int(handle, false).const_to_pointer(ptr).into()
-    }
+    stream_handle(module, handle)
 }
 
 fn aggregated_message<'c>(module: &Module<'c>, site: &LaunchSite<'c>, variant: &Variant<'c>, g: Granularity) -> String {
@@ -621,7 +607,7 @@ impl<'c> Parent<'_, 'c> {
         b.position_before(&last_end);
         let words = self.i64(variant.uniform_words);
         let size = self.i32(variant.param_size);
-        let launch_args = [chunk, Self::function_value(variant.function), Self::function_value(site.child), size, words, aggregated_stream(self.module, site)];
+        let launch_args = [chunk, Self::function_value(variant.function), Self::function_value(site.child), size, words, taken_over_stream(self.module, site)];
         self.call(&b, RuntimeFn::LaunchChunk, &launch_args);
     }
 
