@@ -204,7 +204,9 @@ INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
 INLINE Scope *chunk_scope(u32 groups, const u32 *sizes) {
   Chunk *c = child_chunk();
   u32 *state = &c->scope_state;
-  if (cas_acquire(state, 0u, 1u) == 0) {
+  // Looked at before the compare-and-swap: one block sets the scope up, and the others' swaps, on the
+  // one address, would queue behind each other.
+  if (load_relaxed(state) == 0 && cas_acquire(state, 0u, 1u) == 0) {
     u64 blocks = __nvvm_read_ptx_sreg_nctaid_x();
     setup_scope(&c->scope, groups, sizes, 1, blocks * ((block_threads() + 31) / 32), 0);
     fence();
