@@ -65,6 +65,9 @@ enum { MAX_GROUPS = 8 };
 // Set by the pass in a group's record size where the child has a grid scope of its own, which waits
 // for the child threads the chunk counts (Chunk::threads_total).
 enum : u32 { COUNT_THREADS = 0x80000000u };
+// Set in the parameter size the pass gives with an aggregated child that takes the child's parameters
+// before the chunk: its launch copies the chunk's first record into them.
+enum : u32 { ARGS_IN_PARAMS = 0x40000000u };
 struct Chunk;
 struct Scope {
   Chunk *head[MAX_GROUPS];

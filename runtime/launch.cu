@@ -12,9 +12,9 @@ extern "C" __attribute__((device)) void *__cudaCDP2GetParameterBufferV2(void *ke
 extern "C" __attribute__((device)) int __cudaCDP2LaunchDeviceV2(void *buffer, void *stream);
 
 // `uniform_words`: the 4-byte words of the arguments (the first 64) that only the chunk's first record,
-// `first`, holds.
+// `first`, holds. `chunk`, where given, is the last parameter, after `size` bytes of arguments.
 INLINE bool launch_once(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *args, u32 size, void *stream,
-                        const char *first, u64 uniform_words) {
+                        const char *first, u64 uniform_words, Chunk *chunk) {
   char *buf = (char *)__cudaCDP2GetParameterBufferV2(kernel, grid, block, smem);
   if (!buf)
     return false;
@@ -24,15 +24,17 @@ INLINE bool launch_once(void *kernel, Dim3 grid, Dim3 block, u32 smem, const cha
     ((u32 *)buf)[i] = ((const u32 *)from(i))[i];
   for (u32 i = words * 4; i < size; ++i)
     buf[i] = from(i / 4)[i];
+  if (chunk)
+    *(Chunk **)(buf + (size + 7) / 8 * 8) = chunk;
   return __cudaCDP2LaunchDeviceV2(buf, stream) == 0;
 }
 
 // A launch refused for want of room (pending launches, parameter buffers) may go through once
 // running grids finish: tried again with a growing wait, about 0.5 ms in all.
 INLINE bool launch(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *args, u32 size, void *stream,
-                   const char *first = 0, u64 uniform_words = 0) {
+                   const char *first, u64 uniform_words, Chunk *chunk) {
   for (u32 wait = 1000;; wait *= 2) {
-    if (launch_once(kernel, grid, block, smem, args, size, stream, first, uniform_words))
+    if (launch_once(kernel, grid, block, smem, args, size, stream, first, uniform_words, chunk))
       return true;
     if (wait > 256000)
       return false;
@@ -43,17 +45,19 @@ INLINE bool launch(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *ar
 
 // What a chunk's aggregated child is, and what its records are launched as when they are launched one
 // by one: `original` with `param_size` bytes of arguments, of which `uniform_words` are in record 0 only.
+// `args_in_params`: the aggregated child takes `original`'s parameters before the chunk.
 struct ChildKernel {
   void *aggregated, *original;
   u32 param_size;
   u64 uniform_words;
+  bool args_in_params;
 };
 
 INLINE bool launch_record(Chunk *c, u32 r, ChildKernel k, void *stream) {
   const u32 *d = c->dims + 8 * r;
   Dim3 g = {d[0], d[1], d[2]}, b = {d[3], d[4], d[5]};
   return launch(k.original, g, b, d[6], c->args + (u64)r * c->record_size, k.param_size, stream, c->args,
-                k.uniform_words);
+                k.uniform_words, 0);
 }
 
 INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
@@ -80,10 +84,10 @@ INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
   }
   u32 total = records <= c->capacity ? (u32)counter : c->end[c->capacity - 1];
   Dim3 grid = {total, 1, 1}, block = {c->max_threads, 1, 1};
-  u64 arg = (u64)c;
   c->blocks = total;
   c->group = (n + DONE_COUNTERS - 1) / DONE_COUNTERS;
-  if (launch(k.aggregated, grid, block, c->max_smem, (const char *)&arg, 8, stream)) {
+  // The first record holds every argument uniform over the chunk.
+  if (launch(k.aggregated, grid, block, c->max_smem, c->args, k.args_in_params ? k.param_size : 0, stream, 0, 0, c)) {
     chunk_free_when_done(c);
     return;
   }
@@ -95,15 +99,17 @@ INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
 }
 
 // Launches each chunk of a chain as one launch of `aggregated` (taking the chunk as its only
-// argument), once every registration is done, and schedules the chunk's return to the pool. If a
-// launch cannot be made, each record is launched as it was written, as `original` with `param_size`
-// bytes of arguments: a launch is never lost.
+// argument, after the first record's arguments where `param_size` has ARGS_IN_PARAMS), once every
+// registration is done, and schedules the chunk's return to the pool. If a launch cannot be made, each
+// record is launched as it was written, as `original` with `param_size` bytes of arguments: a launch
+// is never lost.
 DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 param_size, u64 uniform_words,
                                 void *stream) {
   reclaim_if_wanted();
   while (c) {
     Chunk *next = c->next;
-    launch_one_chunk(c, {aggregated, original, param_size, uniform_words}, stream);
+    launch_one_chunk(c, {aggregated, original, param_size & ~ARGS_IN_PARAMS, uniform_words, (param_size & ARGS_IN_PARAMS) != 0},
+                     stream);
     c = next;
   }
 }

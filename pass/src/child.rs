@@ -10,7 +10,10 @@
 //!   worth of blocks: each finds its launch record (the runtime's search over the records' block
 //!   ranges), loads that record's arguments, and returns at once where the thread is beyond the
 //!   record's block size. Each thread that ran counts itself out of its record at its exit, so that
-//!   the chunk is freed once all of its blocks are done.
+//!   the chunk is freed once all of its blocks are done. Where some of `K`'s parameters are uniform
+//!   over every scope that launches it, the variant is `K__klap(K's parameters..., ptr chunk)`: the
+//!   launch copies the chunk's first record into `K`'s parameters, and the variant reads the uniform
+//!   ones there, as `K` does, from the kernel's parameter space instead of registers.
 //! - [`VariantKind::Thread`]: `K__klap_thread(params..., i32 x 12)`, the code of one child thread as a
 //!   device function, its index registers passed as arguments (the table's order), `byval` parameters
 //!   as plain pointers that it copies from. Only for a child whose threads need nothing of each other
@@ -73,6 +76,23 @@ pub struct Variant<'c> {
     /// the 4-byte words of the parameter buffer that hold only those.
     pub uniform: Vec<bool>,
     pub uniform_words: u64,
+    /// The aggregated variant takes `K`'s parameters before the chunk (the launch fills them from the
+    /// chunk's first record).
+    pub args_in_params: bool,
+}
+
+/// Set in the parameter size given to the runtime where the aggregated variant takes the child's
+/// parameters (the runtime's ARGS_IN_PARAMS).
+const ARGS_IN_PARAMS: u64 = 1 << 30;
+
+/// The most bytes of parameters a kernel launched from the device takes.
+const PARAM_BUFFER_MAX: u64 = 4096;
+
+impl Variant<'_> {
+    /// The parameter size the runtime is given with the aggregated variant.
+    pub fn launch_size(&self) -> u64 {
+        self.param_size | if self.args_in_params { ARGS_IN_PARAMS } else { 0 }
+    }
 }
 
 pub struct ChildVariants<'a, 'c> {
@@ -136,17 +156,45 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let (params, param_size) = param_layout(module, kernel);
         let uniform = uniform.to_vec();
         let uniform_words = uniform::uniform_words(&params, &uniform, param_size);
-        let f = module.add_function(&format!("{}__klap", kernel.name()), cx.void_type().fn_type(&[ptr.into()], false), None);
+        // Read from parameter space, as in `K`, the uniform arguments take no registers; from the
+        // record, each is a register for as long as it is live (qt's child: 56 registers against 32).
+        let args_in_params = uniform.contains(&true) && param_size.div_ceil(8) * 8 + 8 <= PARAM_BUFFER_MAX;
+        let mut types: Vec<BasicMetadataTypeEnum<'c>> = Vec::new();
+        if args_in_params {
+            types.extend(kernel.get_params().iter().map(|p| BasicMetadataTypeEnum::from(p.get_type())));
+        }
+        types.push(ptr.into());
+        let f = module.add_function(&format!("{}__klap", kernel.name()), cx.void_type().fn_type(&types, false), None);
         f.set_ptx_kernel();
         f.set_linkage(kernel.get_linkage());
-        let chunk = f.get_nth_param(0).unwrap();
+        let chunk = f.get_nth_param(types.len() as u32 - 1).unwrap();
         chunk.set_value_name("klap.chunk");
+        if args_in_params {
+            for (param, original) in f.get_params().iter().zip(kernel.get_params()) {
+                param.set_value_name(&original.value_name());
+            }
+        }
         let entry = cx.append_basic_block(f, "klap.entry");
         let b = cx.create_builder();
         b.position_at_end(entry);
-        let placeholders: Vec<InstructionValue<'c>> = kernel.get_params().iter().map(|p| b.freeze_poison(p.get_type())).collect();
-        let placeholder_values: Vec<BasicValueEnum<'c>> = placeholders.iter().map(|p| p.result()).collect();
-        kernel.clone_body_into(f, &placeholder_values);
+        // A parameter read from the record is a placeholder until the record is found.
+        let from_record = |i: usize| !(args_in_params && uniform[i]);
+        let placeholders: Vec<Option<InstructionValue<'c>>> =
+            kernel.get_params().iter().enumerate().map(|(i, p)| from_record(i).then(|| b.freeze_poison(p.get_type()))).collect();
+        let mapped: Vec<BasicValueEnum<'c>> = placeholders
+            .iter()
+            .enumerate()
+            .map(|(i, p)| p.map_or_else(|| f.get_nth_param(i as u32).unwrap(), |p| p.result()))
+            .collect();
+        kernel.clone_body_into(f, &mapped);
+        if args_in_params {
+            // The clone gave attributes to the parameters it mapped onto parameters only; the others
+            // need theirs (byval, align) for the same layout.
+            for i in (0..params.len()).filter(|&i| from_record(i)) {
+                f.copy_param_attributes(kernel, i as u32);
+            }
+            debug_assert_eq!(param_layout(module, f).0.last().map(|p| p.offset), Some(param_size.div_ceil(8) * 8));
+        }
         let body = f.get_basic_blocks()[1];
 
         hoist_allocas(&b, body, entry);
@@ -160,8 +208,10 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
         let body_start = body.get_first_instruction().unwrap();
         b.position_before(&body_start);
-        let uniform_args = uniform.contains(&true).then(|| b.call_value(runtime.get(RuntimeFn::ChildUniformArgs), &[]));
-        for (i, (placeholder, param)) in placeholders.iter().zip(&params).enumerate() {
+        let once_per_chunk = (0..params.len()).any(|i| uniform[i] && from_record(i));
+        let uniform_args = once_per_chunk.then(|| b.call_value(runtime.get(RuntimeFn::ChildUniformArgs), &[]));
+        for (i, param) in params.iter().enumerate() {
+            let Some(placeholder) = placeholders[i] else { continue };
             let base = if uniform[i] { uniform_args.unwrap() } else { args };
             let at = b.byte_gep(base, param.offset);
             let value = if param.byval {
@@ -182,7 +232,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             exits.push(b.call(runtime.get(RuntimeFn::ChildExit), &[]));
         }
         self.rewrite_index_reads(f, IndexRewrite::Accessors);
-        Variant { function: f, body_start, exits, param_size, uniform, uniform_words }
+        Variant { function: f, body_start, exits, param_size, uniform, uniform_words, args_in_params }
     }
 
     /// Whether each thread of `kernel` can run alone, one after another in one thread: nothing in it or
@@ -324,7 +374,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.build_unconditional_branch(body).expect("builder positioned");
         let body_start = body.get_first_instruction().expect("a cloned body");
         let (_, param_size) = param_layout(self.module, kernel);
-        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0 }
+        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
     }
 
     /// Every thread of a grid of `kernel`, one after another, as a device function.
@@ -490,7 +540,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.build_return(None).unwrap();
         base.add_incoming(&[(&c32(0), entry), (&base_next, next)]);
         let body_start = run.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0 }
+        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
     }
 
     /// Whether a parent block can run blocks of `kernel` with its own threads ([`VariantKind::Block`]),
@@ -609,7 +659,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let indices: Vec<BasicValueEnum<'c>> = (0..registers.len()).map(|i| f.get_nth_param((params.len() + i) as u32).unwrap()).collect();
         self.pass_index_registers(f, &indices);
         let body_start = body.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0 }
+        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
     }
 
     /// Replaces the index-register reads of `f` by `indices` (in the table's order), passing them on to
@@ -729,7 +779,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         blk.add_incoming(&[(&zero, entry), (&blk_next, block_next)]);
         t.add_incoming(&[(&zero, blocks_head), (&t_next, thread_body)]);
         let body_start = thread_body.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0 }
+        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
     }
 
     /// Rewrites the index-register reads of `f` as `how` says, also in the device functions it calls

@@ -427,6 +427,15 @@ pub trait ValueExt<'c>: AsValueRef + Copy {
         // SAFETY: both values have the same type (callers guarantee it).
         unsafe { LLVMReplaceAllUsesWith(self.as_value_ref(), new.as_value_ref()) }
     }
+    fn value_name(self) -> String {
+        let mut len = 0usize;
+        // SAFETY: reading the name of a live value; LLVM returns its length with it.
+        let bytes = unsafe {
+            let p = LLVMGetValueName2(self.as_value_ref(), &mut len);
+            std::slice::from_raw_parts(p as *const u8, len)
+        };
+        String::from_utf8_lossy(bytes).into_owned()
+    }
     fn set_value_name(self, name: &str) {
         // SAFETY: naming a live value.
         unsafe { LLVMSetValueName2(self.as_value_ref(), name.as_ptr() as *const c_char, name.len()) }
@@ -687,6 +696,13 @@ pub trait FunctionExt<'c>: Copy {
         let a = self.this().get_enum_attribute(AttributeLoc::Param(index), kind_id("byval"))?;
         // SAFETY: a byval attribute is a type attribute whose type belongs to the function's context.
         Some(unsafe { BasicTypeEnum::new(LLVMGetTypeAttributeValue(a.as_mut_ptr())) })
+    }
+    /// Gives parameter `index` the attributes `from`'s parameter `index` has (byval, align, ...).
+    fn copy_param_attributes(self, from: FunctionValue<'c>, index: u32) {
+        let at = AttributeLoc::Param(index);
+        for attribute in from.attributes(at) {
+            self.this().add_attribute(at, attribute);
+        }
     }
     /// Whether the function touches no memory (`memory(none)`).
     fn accesses_no_memory(self) -> bool {

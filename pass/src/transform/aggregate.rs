@@ -538,7 +538,8 @@ fn aggregated_message<'c>(module: &Module<'c>, site: &LaunchSite<'c>, variant: &
     let what = if once == 0 {
         format!("{} argument bytes per record", variant.param_size)
     } else {
-        format!("{} argument bytes per record, {} of them passed once", variant.param_size, once)
+        let how = if variant.args_in_params { "as the aggregated kernel's parameters" } else { "in the first record" };
+        format!("{} argument bytes per record, {} of them passed once, {how}", variant.param_size, once)
     };
     format!("launch of @{} aggregated at {} granularity ({what})", site.child.name(), g.as_str())
 }
@@ -606,7 +607,7 @@ impl<'c> Parent<'_, 'c> {
         let last_end = after.split_if_then(last);
         b.position_before(&last_end);
         let words = self.i64(variant.uniform_words);
-        let size = self.i32(variant.param_size);
+        let size = self.i32(variant.launch_size());
         let launch_args = [chunk, Self::function_value(variant.function), Self::function_value(site.child), size, words, taken_over_stream(self.module, site)];
         self.call(&b, RuntimeFn::LaunchChunk, &launch_args);
     }
@@ -696,7 +697,7 @@ impl<'c> Parent<'_, 'c> {
                     self.i32(g as u64),
                     Self::function_value(variant.function),
                     Self::function_value(*child),
-                    self.i32(variant.param_size),
+                    self.i32(variant.launch_size()),
                     self.i64(variant.uniform_words),
                     streams[g],
                 ];

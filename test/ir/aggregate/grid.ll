@@ -23,7 +23,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 ; The pool and the runtime, linked in as this module's own.
 ; CHECK: @klap_pool = internal addrspace(1) global [268435456 x i8] zeroinitializer
 
-; REMARK: remark: <unknown>:0:0: launch of @child aggregated at grid granularity (12 argument bytes per record, 8 of them passed once) [KLAP200]
+; REMARK: remark: <unknown>:0:0: launch of @child aggregated at grid granularity (12 argument bytes per record, 8 of them passed once, as the aggregated kernel's parameters) [KLAP200]
 
 define ptx_kernel void @child(ptr %out, i32 %n) {
   %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -61,7 +61,7 @@ done:
 ; CHECK:         [[LAST:%.*]] = call i1 @__klap_scope_exit(ptr [[SCOPE]], i64 {{%.*}})
 ; CHECK-NEXT:    br i1 [[LAST]]
 ; Words 0 and 1 of the parameter buffer (%out) are in the first record only.
-; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 12, i64 3, ptr inttoptr (i64 4 to ptr))
+; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 1073741836, i64 3, ptr inttoptr (i64 4 to ptr))
 ; CHECK-NEXT:    call void @__klap_grid_release(ptr [[SCOPE]])
 ; CHECK:         ret void
 ; CHECK-NOT:     @__cudaCDP2LaunchDevice(
@@ -93,21 +93,21 @@ done:
   ret void
 }
 
-; The variant: record lookup, argument loads, remapped indices.
-; CHECK-LABEL: define ptx_kernel void @child__klap(ptr %klap.chunk)
+; The variant: record lookup, argument loads, remapped indices. %out, uniform, is the variant's own
+; parameter (the launch copies the first record there); %n comes from the block's record.
+; CHECK-LABEL: define ptx_kernel void @child__klap(ptr %out, i32 %n, ptr %klap.chunk)
 ; CHECK:       klap.entry:
 ; CHECK-NEXT:    [[ARGS:%.*]] = call ptr @__klap_child_enter(ptr %klap.chunk)
 ; CHECK-NEXT:    [[ACTIVE:%.*]] = icmp ne ptr [[ARGS]], null
 ; CHECK-NEXT:    br i1 [[ACTIVE]], label %[[BODY:.*]], label %klap.masked
 ; CHECK:       [[BODY]]:
-; CHECK-NEXT:    [[ONCE:%.*]] = call ptr @__klap_child_uniform_args()
-; CHECK-NEXT:    [[OUT:%.*]] = load ptr, ptr [[ONCE]], align 8
 ; CHECK-NEXT:    [[N:%.*]] = getelementptr inbounds i8, ptr [[ARGS]], i64 8
 ; CHECK-NEXT:    [[NV:%.*]] = load i32, ptr [[N]], align 4
 ; CHECK-NOT:     sreg.ctaid
 ; CHECK-NOT:     sreg.ntid
+; CHECK-NOT:     @__klap_child_uniform_args
 ; CHECK:         icmp slt i32 {{%.*}}, [[NV]]
-; CHECK:         getelementptr inbounds i32, ptr [[OUT]]
+; CHECK:         getelementptr inbounds i32, ptr %out
 ; CHECK:         ret void
 ; CHECK:       klap.masked:
 ; CHECK-NEXT:    ret void

@@ -36,7 +36,7 @@ done:
   ret void
 }
 
-; CHECK-LABEL: define ptx_kernel void @mid__klap(ptr %klap.chunk)
+; CHECK-LABEL: define ptx_kernel void @mid__klap(ptr %out, i32 %base, ptr %klap.chunk)
 ; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 1)
 ; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @leaf__klap, ptr @leaf,
 define ptx_kernel void @mid(ptr %out, i32 %base) {
@@ -60,7 +60,7 @@ done:
   ret void
 }
 
-; CHECK-LABEL: define ptx_kernel void @leaf__klap(ptr %klap.chunk)
+; CHECK-LABEL: define ptx_kernel void @leaf__klap(ptr %out, i32 %i, ptr %klap.chunk)
 ; CHECK-NOT:     @__klap_grid_enter
 ; CHECK:         ret void
 define ptx_kernel void @leaf(ptr %out, i32 %i) {

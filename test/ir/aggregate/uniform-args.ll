@@ -19,11 +19,11 @@ declare i32 @__cudaCDP2LaunchDeviceV2(ptr, ptr)
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 
-; REMARK: launch of @child aggregated at grid granularity (20 argument bytes per record, 16 of them passed once) [KLAP200]
+; REMARK: launch of @child aggregated at grid granularity (20 argument bytes per record, 16 of them passed once, as the aggregated kernel's parameters) [KLAP200]
 ; REMARK: launch of @child2 aggregated at grid granularity (4 argument bytes per record) [KLAP200]
 ; REMARK: launch of @child2 aggregated at grid granularity (4 argument bytes per record) [KLAP200]
 ; REMARK: launch of @child3 aggregated at grid granularity (8 argument bytes per record) [KLAP200]
-; REMARK: launch of @child4 aggregated at grid granularity (264 argument bytes per record, 256 of them passed once) [KLAP200]
+; REMARK: launch of @child4 aggregated at grid granularity (264 argument bytes per record, 256 of them passed once, as the aggregated kernel's parameters) [KLAP200]
 
 define ptx_kernel void @child(ptr %out, ptr byval(%struct.Cfg) align 4 %cfg, i32 %x) {
   %v = load i32, ptr %cfg, align 4
@@ -51,7 +51,7 @@ define ptx_kernel void @child3(ptr byval(%struct.Cfg) align 4 %cfg) {
 ; CHECK-NEXT:    store ptr %out, ptr [[REC]], align 8
 ; CHECK-NEXT:    [[C:%.*]] = getelementptr inbounds i8, ptr [[REC]], i64 8
 ; CHECK-NEXT:    store %struct.Cfg {{%.*}}, ptr [[C]], align
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 20, i64 15, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 1073741844, i64 15, ptr null)
 define ptx_kernel void @parent(ptr %out, ptr byval(%struct.Cfg) align 4 %cfg) {
 entry:
   %g = alloca %struct.dim3, align 4
@@ -120,7 +120,7 @@ define ptx_kernel void @child4(ptr byval(%struct.Big) align 4 %big, ptr %out) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @late(
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child4__klap, ptr @child4, i32 264, i64 -1, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child4__klap, ptr @child4, i32 1073742088, i64 -1, ptr null)
 define ptx_kernel void @late(ptr %out, ptr byval(%struct.Big) align 4 %big) {
 entry:
   %g = alloca %struct.dim3, align 4
@@ -135,12 +135,13 @@ entry:
   ret void
 }
 
-; The variant reads the uniform parameters from the first record, the others from its own.
-; CHECK-LABEL: define ptx_kernel void @child__klap(
+; The variant takes the child's parameters before the chunk (the launch copies the first record into
+; them) and reads the uniform ones there, the by-value struct in place; the others from its record.
+; CHECK-LABEL: define ptx_kernel void @child__klap(ptr %out, ptr byval(%struct.Cfg) align 4 %cfg, i32 %x, ptr %klap.chunk)
 ; CHECK:         [[ARGS:%.*]] = call ptr @__klap_child_enter(
-; CHECK:         [[ONCE:%.*]] = call ptr @__klap_child_uniform_args()
-; CHECK-NEXT:    load ptr, ptr [[ONCE]], align 8
-; CHECK-NEXT:    [[C:%.*]] = getelementptr inbounds i8, ptr [[ONCE]], i64 8
-; CHECK-NEXT:    load %struct.Cfg, ptr [[C]]
+; CHECK-NOT:     @__klap_child_uniform_args
 ; CHECK:         [[X:%.*]] = getelementptr inbounds i8, ptr [[ARGS]], i64 16
-; CHECK-NEXT:    load i32, ptr [[X]], align
+; CHECK-NEXT:    [[XV:%.*]] = load i32, ptr [[X]], align
+; CHECK-NEXT:    [[V:%.*]] = load i32, ptr %cfg
+; CHECK-NEXT:    [[S:%.*]] = add i32 [[V]], [[XV]]
+; CHECK-NEXT:    store i32 [[S]], ptr %out
