@@ -20,21 +20,16 @@ SHARED ChildContext klap_child;
 
 HELPER Chunk *child_chunk() { return klap_child.chunk; }
 
-// The record serving aggregated block b: the first whose block range ends past b. After a guess, with a
-// full first warp a 32-ary search (one probe per lane and a ballot a step: four steps for 100,000 records where a
-// binary search takes seventeen dependent loads); with fewer threads, a binary search by thread 0.
-INLINE u32 find_record(Chunk *c, u32 b) {
+// The record serving aggregated block b: the first whose block range ends past b. Where the pass knows
+// every record to have `blocks_per_record` blocks (every launch of the child is of one constant grid, as
+// qt's four), a division. Else, with a full first warp, a 32-ary search (one probe per lane and a ballot
+// a step: four steps for 100,000 records where a binary search takes seventeen dependent loads); with
+// fewer threads, a binary search by thread 0. (A guess checked by loads before the search, for every
+// chunk, made bfs 13% and sp 5% slower: the launch of each chunk and each block's lookup waited longer.)
+INLINE u32 find_record(Chunk *c, u32 b, u32 blocks_per_record) {
+  if (blocks_per_record)
+    return b / blocks_per_record;
   u32 lo = 0, hi = chunk_records(c);
-  // First the record that b would be in if every record had as many blocks (a launch of a constant grid,
-  // as qt's four): two loads side by side, where the search takes up to four steps of dependent loads.
-  u32 guess = (u32)((u64)b * hi / c->blocks);
-  u32 end = c->end[guess], before = guess ? c->end[guess - 1] : 0;
-  if (end > b && before <= b)
-    return guess;
-  if (end > b)
-    hi = guess;
-  else
-    lo = guess + 1;
   u32 mask = active_mask();
   if (mask != 0xffffffffu) {
     while (lo < hi) {
@@ -64,13 +59,13 @@ INLINE u32 find_record(Chunk *c, u32 b) {
 
 // At the aggregated child's entry, by every thread: the record's arguments, or null for a thread
 // beyond the record's block size (it must return at once).
-DEVICE char *__klap_child_enter(Chunk *c) {
+DEVICE char *__klap_child_enter(Chunk *c, u32 blocks_per_record) {
   u32 threads = __nvvm_read_ptx_sreg_ntid_x();
   if (tid_x() < 32 && (threads >= 32 || tid_x() == 0)) {
     u32 b = __nvvm_read_ptx_sreg_ctaid_x();
-    u32 r = find_record(c, b);
+    u32 r = find_record(c, b, blocks_per_record);
     if (tid_x() == 0) {
-      u32 local = b - (r ? c->end[r - 1] : 0);
+      u32 local = blocks_per_record ? b % blocks_per_record : b - (r ? c->end[r - 1] : 0);
       const u32 *d = c->dims + 8 * r;
       klap_child.chunk = c;
       klap_child.args = c->args + (u64)r * c->record_size;

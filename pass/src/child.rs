@@ -139,17 +139,18 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         self.variants.values().find(|v| v.function == function)
     }
 
-    /// The aggregated variant of `kernel`, with `uniform` saying which parameters come once per chunk.
-    pub fn aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool]) -> &Variant<'c> {
+    /// The aggregated variant of `kernel`, with `uniform` saying which parameters come once per chunk,
+    /// and `blocks_per_record` the blocks of every launch of it, where they are one constant (else 0).
+    pub fn aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], blocks_per_record: u32) -> &Variant<'c> {
         let key = (kernel, VariantKind::Aggregated);
         if !self.variants.contains_key(&key) {
-            let v = self.build_aggregated(kernel, uniform);
+            let v = self.build_aggregated(kernel, uniform, blocks_per_record);
             self.variants.insert(key, v);
         }
         &self.variants[&key]
     }
 
-    fn build_aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool]) -> Variant<'c> {
+    fn build_aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], blocks_per_record: u32) -> Variant<'c> {
         let (module, runtime) = (self.module, self.runtime.expect("aggregated variants call the runtime"));
         let cx = module.get_context();
         let ptr = cx.ptr_type(AddressSpace::default());
@@ -199,7 +200,9 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
         hoist_allocas(&b, body, entry);
         b.position_at_end(entry);
-        let args = b.call_value(runtime.get(RuntimeFn::ChildEnter), &[chunk]);
+        // With as many blocks in every record, a block finds its record by a division, not a search.
+        let blocks_per_record = cx.i32_type().const_int(blocks_per_record as u64, false).into();
+        let args = b.call_value(runtime.get(RuntimeFn::ChildEnter), &[chunk, blocks_per_record]);
         let active = b.is_not_null(args);
         let masked = cx.append_basic_block(f, "klap.masked");
         b.build_conditional_branch(active, body, masked).expect("builder positioned");

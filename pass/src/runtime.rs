@@ -154,7 +154,7 @@ const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
     (RuntimeFn::GridRelease, "__klap_grid_release", Void, &[Ptr]),
     (RuntimeFn::ShareScope, "__klap_share_scope", Void, &[Ptr]),
     (RuntimeFn::CalleeScope, "__klap_callee_scope", Ptr, &[]),
-    (RuntimeFn::ChildEnter, "__klap_child_enter", Ptr, &[Ptr]),
+    (RuntimeFn::ChildEnter, "__klap_child_enter", Ptr, &[Ptr, I32]),
     (RuntimeFn::ChildUniformArgs, "__klap_child_uniform_args", Ptr, &[]),
     (RuntimeFn::ChildExit, "__klap_child_exit", Void, &[]),
     (RuntimeFn::ChildBlockThreads, "__klap_child_block_threads", I64, &[]),

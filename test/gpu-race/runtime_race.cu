@@ -65,7 +65,7 @@ __global__ void grid_parent(Chunk **chunks, int *lost) {
 }
 
 __global__ void aggregated_child(Chunk *c, int *ran) {
-  const Args *a = (const Args *)__klap_child_enter(c);
+  const Args *a = (const Args *)__klap_child_enter(c, 0);
   if (!a)
     return;
   int i = __klap_ctaid_x() * __klap_ntid_x() + __klap_tid_x();

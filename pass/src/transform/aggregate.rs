@@ -51,6 +51,19 @@ fn chunk_record_size(variant: &Variant, counted: &HashSet<FunctionValue>) -> u64
     variant.param_size | if counted.contains(&variant.function) { COUNT_THREADS } else { 0 }
 }
 
+/// The blocks of every launch of `child`, where each launches a grid of the same constant size (so
+/// that every record of its chunks has that many), else 0.
+fn constant_grid_blocks<'c>(sites: &[LaunchSite<'c>], child: FunctionValue<'c>) -> u32 {
+    let blocks = |s: &LaunchSite<'c>| {
+        s.grid.fields.iter().try_fold(1u64, |n, f| Some(n * f.and_then(|v| v.const_int()).filter(|&d| d > 0 && d <= u32::MAX as u64)?))
+    };
+    let mut launches = sites.iter().filter(|s| s.child == child).map(blocks);
+    match launches.next() {
+        Some(Some(first)) if first <= u32::MAX as u64 && launches.all(|n| n == Some(first)) => first as u32,
+        _ => 0,
+    }
+}
+
 /// Why a recognized launch is not aggregated, or None.
 fn ineligible<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c>) -> Option<(Remark, String)> {
     if site.child.is_declaration() {
@@ -330,7 +343,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 
     let mut variants = ChildVariants::new(module, Some(&runtime));
     for &k in &children {
-        variants.aggregated(k, &uniform[&k]);
+        variants.aggregated(k, &uniform[&k], constant_grid_blocks(&model.sites, k));
     }
     let aggregated = |k: FunctionValue<'c>| variants.get(k, VariantKind::Aggregated);
 

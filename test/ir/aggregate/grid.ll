@@ -97,7 +97,7 @@ done:
 ; parameter (the launch copies the first record there); %n comes from the block's record.
 ; CHECK-LABEL: define ptx_kernel void @child__klap(ptr %out, i32 %n, ptr %klap.chunk)
 ; CHECK:       klap.entry:
-; CHECK-NEXT:    [[ARGS:%.*]] = call ptr @__klap_child_enter(ptr %klap.chunk)
+; CHECK-NEXT:    [[ARGS:%.*]] = call ptr @__klap_child_enter(ptr %klap.chunk, i32 0)
 ; CHECK-NEXT:    [[ACTIVE:%.*]] = icmp ne ptr [[ARGS]], null
 ; CHECK-NEXT:    br i1 [[ACTIVE]], label %[[BODY:.*]], label %klap.masked
 ; CHECK:       [[BODY]]:

@@ -24,7 +24,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 ; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 -2147483636, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @rec__klap, ptr @rec, i32 1073741836, i64 7, ptr null)
 ; CHECK-LABEL: define ptx_kernel void @rec__klap(ptr %out, i32 %n, ptr %klap.chunk)
-; CHECK:         call ptr @__klap_child_enter(ptr %klap.chunk)
+; CHECK:         call ptr @__klap_child_enter(ptr %klap.chunk, i32 2)
 ; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 -2147483636, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 1)
 ; CHECK:         call ptr @__klap_scope_register(
 ; CHECK:         [[TOTAL:%.*]] = call i64 @__klap_child_grid_threads()

@@ -41,7 +41,7 @@ entry:
 }
 
 ; CHECK-LABEL: define ptx_kernel void @child__klap(ptr %klap.chunk)
-; CHECK:         [[ARGS:%.*]] = call ptr @__klap_child_enter(ptr %klap.chunk)
+; CHECK:         [[ARGS:%.*]] = call ptr @__klap_child_enter(ptr %klap.chunk, i32 1)
 ; CHECK:         [[ONCE:%.*]] = call ptr @__klap_child_uniform_args()
 ; CHECK-NEXT:    [[OUT:%.*]] = load ptr, ptr [[ONCE]], align 8
 ; CHECK:         store i32 {{%.*}}, ptr [[OUT]]
