@@ -106,9 +106,9 @@ impl Tools {
             out.push_str(&rest[..i]);
             let tail = &rest[i..];
             for (token, value) in &subs {
-                if tail.starts_with(token) {
+                if let Some(after) = tail.strip_prefix(token) {
                     out.push_str(value);
-                    rest = &tail[token.len()..];
+                    rest = after;
                     continue 'scan;
                 }
             }
