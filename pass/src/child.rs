@@ -7,7 +7,8 @@
 //! them (the originals keep serving their other callers).
 //!
 //! - [`VariantKind::Aggregated`]: `K__klap(ptr chunk)`, a kernel whose blocks serve many launches'
-//!   worth of blocks: each finds its launch record (the runtime's search over the records' block
+//!   worth of blocks: each finds its launch record (a division where every launch of `K` in the
+//!   module has one constant number of blocks, else the runtime's search over the records' block
 //!   ranges), loads that record's arguments, and returns at once where the thread is beyond the
 //!   record's block size. Each thread that ran counts itself out of its record at its exit, so that
 //!   the chunk is freed once all of its blocks are done. Where some of `K`'s parameters are uniform
@@ -158,7 +159,8 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let uniform = uniform.to_vec();
         let uniform_words = uniform::uniform_words(&params, &uniform, param_size);
         // Read from parameter space, as in `K`, the uniform arguments take no registers; from the
-        // record, each is a register for as long as it is live (qt's child: 56 registers against 32).
+        // record, each is a register for as long as it is live (qt's child: 78 registers with them
+        // loaded from the record, 69 from parameter space, nvlink's count).
         let args_in_params = uniform.contains(&true) && param_size.div_ceil(8) * 8 + 8 <= PARAM_BUFFER_MAX;
         let mut types: Vec<BasicMetadataTypeEnum<'c>> = Vec::new();
         if args_in_params {
