@@ -185,11 +185,14 @@ impl<'c> CalleeScopes<'c> {
         let can_share = |k: FunctionValue<'c>| {
             (granularity != Granularity::Warp || wants_warp_scope(model, k)) && calls.thread_end_without_return(k).is_none()
         };
-        let device_sites: Vec<(&LaunchSite<'c>, Vec<FunctionValue<'c>>)> = per_caller
-            .iter()
-            .filter(|(caller, _)| !model.kernels.contains(caller))
-            .flat_map(|(_, sites)| sites.iter().copied())
-            .map(|s| (s, s.reached_from.iter().copied().filter(|&k| can_share(k)).collect::<Vec<_>>()))
+        let in_device_functions = || {
+            per_caller.iter().filter(|(caller, _)| !model.kernels.contains(caller)).flat_map(|(_, sites)| sites.iter().copied())
+        };
+        // Asked once per kernel (a walk of its call graph), not once per launch that it reaches.
+        let reaching: HashSet<FunctionValue<'c>> = in_device_functions().flat_map(|s| s.reached_from.iter().copied()).collect();
+        let sharers: HashSet<FunctionValue<'c>> = reaching.into_iter().filter(|&k| can_share(k)).collect();
+        let device_sites: Vec<(&LaunchSite<'c>, Vec<FunctionValue<'c>>)> = in_device_functions()
+            .map(|s| (s, s.reached_from.iter().copied().filter(|k| sharers.contains(k)).collect::<Vec<_>>()))
             .filter(|(_, roots)| !roots.is_empty())
             .collect();
         // Components: kernels that run a common device function are one.
