@@ -98,8 +98,8 @@ INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
   chunk_free(c);
 }
 
-// Launches each chunk of a chain as one launch of `aggregated` (taking the chunk as its only
-// argument, after the first record's arguments where `param_size` has ARGS_IN_PARAMS), once every
+// Launches each chunk of a chain as one launch of `aggregated` (taking the chunk as its last argument,
+// after a copy of the first record's arguments where `param_size` has ARGS_IN_PARAMS), once every
 // registration is done, and schedules the chunk's return to the pool. If a launch cannot be made, each
 // record is launched as it was written, as `original` with `param_size` bytes of arguments: a launch
 // is never lost.
