@@ -161,7 +161,9 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         // Read from parameter space, as in `K`, the uniform arguments take no registers; from the
         // record, each is a register for as long as it is live (qt's child: 78 registers with them
         // loaded from the record, 69 from parameter space, nvlink's count).
-        let args_in_params = uniform.contains(&true) && param_size.div_ceil(8) * 8 + 8 <= PARAM_BUFFER_MAX;
+        // The chunk pointer comes after `K`'s parameters, at the next 8-byte boundary.
+        let chunk_offset = param_size.div_ceil(8) * 8;
+        let args_in_params = uniform.contains(&true) && chunk_offset + 8 <= PARAM_BUFFER_MAX;
         let mut types: Vec<BasicMetadataTypeEnum<'c>> = Vec::new();
         if args_in_params {
             types.extend(kernel.get_params().iter().map(|p| BasicMetadataTypeEnum::from(p.get_type())));
@@ -174,7 +176,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         chunk.set_value_name("klap.chunk");
         if args_in_params {
             for (param, original) in f.get_params().iter().zip(kernel.get_params()) {
-                param.set_value_name(&original.value_name());
+                param.set_value_name(&original.get_name().to_string_lossy());
             }
         }
         let entry = cx.append_basic_block(f, "klap.entry");
@@ -196,7 +198,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             for i in (0..params.len()).filter(|&i| from_record(i)) {
                 f.copy_param_attributes(kernel, i as u32);
             }
-            debug_assert_eq!(param_layout(module, f).0.last().map(|p| p.offset), Some(param_size.div_ceil(8) * 8));
+            debug_assert_eq!(param_layout(module, f).0.last().map(|p| p.offset), Some(chunk_offset));
         }
         let body = f.get_basic_blocks()[1];
 

@@ -427,15 +427,6 @@ pub trait ValueExt<'c>: AsValueRef + Copy {
         // SAFETY: both values have the same type (callers guarantee it).
         unsafe { LLVMReplaceAllUsesWith(self.as_value_ref(), new.as_value_ref()) }
     }
-    fn value_name(self) -> String {
-        let mut len = 0usize;
-        // SAFETY: reading the name of a live value; LLVM returns its length with it.
-        let bytes = unsafe {
-            let p = LLVMGetValueName2(self.as_value_ref(), &mut len);
-            std::slice::from_raw_parts(p as *const u8, len)
-        };
-        String::from_utf8_lossy(bytes).into_owned()
-    }
     fn set_value_name(self, name: &str) {
         // SAFETY: naming a live value.
         unsafe { LLVMSetValueName2(self.as_value_ref(), name.as_ptr() as *const c_char, name.len()) }

@@ -233,6 +233,11 @@ pub fn resolve_function<'c>(v: BasicValueEnum<'c>) -> Option<FunctionValue<'c>> 
 }
 
 impl Dim3<'_> {
+    /// x * y * z where all three are constants (saturating).
+    pub fn constant_product(&self) -> Option<u64> {
+        self.fields.iter().try_fold(1u64, |n, f| Some(n.saturating_mul(f.as_ref()?.const_int()?)))
+    }
+
     pub fn describe(&self) -> String {
         let f = |v: Option<BasicValueEnum>| v.map(short_operand).unwrap_or_else(|| "?".into());
         format!("({},{},{})", f(self.fields[0]), f(self.fields[1]), f(self.fields[2]))

@@ -54,10 +54,7 @@ fn chunk_record_size(variant: &Variant, counted: &HashSet<FunctionValue>) -> u64
 /// The blocks of every launch of `child`, where each launches a grid of the same constant size (so
 /// that every record of its chunks has that many), else 0.
 fn constant_grid_blocks<'c>(sites: &[LaunchSite<'c>], child: FunctionValue<'c>) -> u32 {
-    let blocks = |s: &LaunchSite<'c>| {
-        s.grid.fields.iter().try_fold(1u64, |n, f| Some(n * f.and_then(|v| v.const_int()).filter(|&d| d > 0 && d <= u32::MAX as u64)?))
-    };
-    let mut launches = sites.iter().filter(|s| s.child == child).map(blocks);
+    let mut launches = sites.iter().filter(|s| s.child == child).map(|s| s.grid.constant_product());
     match launches.next() {
         Some(Some(first)) if first <= u32::MAX as u64 && launches.all(|n| n == Some(first)) => first as u32,
         _ => 0,

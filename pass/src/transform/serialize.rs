@@ -115,7 +115,7 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
 
 /// The child's total thread count when the launch's configuration is constant.
 fn constant_threads(site: &LaunchSite) -> Option<u64> {
-    site.grid.fields.iter().chain(&site.block.fields).try_fold(1u64, |n, f| Some(n.saturating_mul(f.as_ref()?.const_int()?)))
+    Some(site.grid.constant_product()?.saturating_mul(site.block.constant_product()?))
 }
 
 /// The value of the child's guard bound at this launch (see `ChildVariants::guard_bound`), and whether it
