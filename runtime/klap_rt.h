@@ -68,6 +68,12 @@ enum : u32 { COUNT_THREADS = 0x80000000u };
 // Set in the parameter size the pass gives with an aggregated child that takes the child's parameters
 // before the chunk: its launch copies the chunk's first record into them.
 enum : u32 { ARGS_IN_PARAMS = 0x40000000u };
+// What the pass gives a launch of an aggregated child that has a grid scope of its own: that scope's
+// groups and their record sizes (as the enter functions take them).
+struct ChildScope {
+  u32 groups;
+  u32 sizes[MAX_GROUPS];
+};
 struct Chunk;
 struct Scope {
   Chunk *head[MAX_GROUPS];
@@ -101,11 +107,15 @@ struct Chunk {
   u32 *dims;         // 8 per record: grid x y z, block x y z, dynamic shared memory, a counter
   char *args;        // record_size bytes per record
   // The grid scope of the aggregated child's own launches (a grid-granularity variant that launches):
-  // its blocks find it here; set up by the first of them to arrive (scope_state 0 -> 1 -> 2).
-  u32 scope_state;
+  // set up by the launch, before the child's blocks run, which find it here.
   Scope scope;
   u32 arrivals;      // a warp chunk's lanes that have not yet written their record or launched
 };
+
+// A chunk's header, then its records' dims at a fixed offset: an aggregated block that knows its record
+// (a division) reads the record's dims without waiting for the header first. Then the blocks' ends and
+// the arguments, where the capacity puts them.
+enum { CHUNK_HEADER = (sizeof(Chunk) + 15) & ~15ul };
 
 // ---- what the parts provide to each other --------------------------------------------------------
 //
@@ -158,6 +168,9 @@ HELPER void trace(const char *format, u32 a, u32 b);
 // trace.cu: a launch the device runtime refused even after waiting: what the program would have seen
 // as the error of its own launch. Always reported (the first hundred messages).
 HELPER void error(const char *format, u32 a, u32 b);
+
+// scope.cu: a block or grid scope with `groups` groups of records of `sizes`, waited for by `warps` warps.
+HELPER void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 warps, u32 in_table);
 
 // register.cu: a scope's chunk pointer, read with a relaxed atomic load.
 HELPER Chunk *load_chunk(Chunk **p);

@@ -45,12 +45,14 @@ INLINE bool launch(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *ar
 
 // What a chunk's aggregated child is, and what its records are launched as when they are launched one
 // by one: `original` with `param_size` bytes of arguments, of which `uniform_words` are in record 0 only.
-// `args_in_params`: the aggregated child takes `original`'s parameters before the chunk.
+// `args_in_params`: the aggregated child takes `original`'s parameters before the chunk. `scope`: the
+// aggregated child's own grid scope, where it has one.
 struct ChildKernel {
   void *aggregated, *original;
   u32 param_size;
   u64 uniform_words;
   bool args_in_params;
+  const ChildScope *scope;
 };
 
 INLINE bool launch_record(Chunk *c, u32 r, ChildKernel k, void *stream) {
@@ -86,6 +88,9 @@ INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
   Dim3 grid = {total, 1, 1}, block = {c->max_threads, 1, 1};
   c->blocks = total;
   c->group = (n + DONE_COUNTERS - 1) / DONE_COUNTERS;
+  // Written before the launch: its blocks see the scope set up.
+  if (k.scope)
+    setup_scope(&c->scope, k.scope->groups, k.scope->sizes, 1, (u64)total * ((c->max_threads + 31) / 32), 0);
   // The first record holds every argument uniform over the chunk.
   if (launch(k.aggregated, grid, block, c->max_smem, c->args, k.args_in_params ? k.param_size : 0, stream, 0, 0, c)) {
     chunk_free_when_done(c);
@@ -99,24 +104,24 @@ INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
 }
 
 // Launches each chunk of a chain as one launch of `aggregated` (taking the chunk as its last argument,
-// after a copy of the first record's arguments where `param_size` has ARGS_IN_PARAMS), once every
-// registration is done, and schedules the chunk's return to the pool. If a launch cannot be made, each
-// record is launched as it was written, as `original` with `param_size` bytes of arguments: a launch
-// is never lost.
+// after a copy of the first record's arguments where `param_size` has ARGS_IN_PARAMS; with its grid
+// scope set up where `scope` describes one), once every registration is done, and schedules the
+// chunk's return to the pool. If a launch cannot be made, each record is launched as it was written,
+// as `original` with `param_size` bytes of arguments: a launch is never lost.
 DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 param_size, u64 uniform_words,
-                                void *stream) {
+                                void *stream, const ChildScope *scope) {
   reclaim_if_wanted();
+  ChildKernel k = {aggregated, original, param_size & ~ARGS_IN_PARAMS, uniform_words, (param_size & ARGS_IN_PARAMS) != 0, scope};
   while (c) {
     Chunk *next = c->next;
-    launch_one_chunk(c, {aggregated, original, param_size & ~ARGS_IN_PARAMS, uniform_words, (param_size & ARGS_IN_PARAMS) != 0},
-                     stream);
+    launch_one_chunk(c, k, stream);
     c = next;
   }
 }
 
 // A block or grid scope's chains, launched by the thread that completed its exit count.
 DEVICE void __klap_scope_launch(Scope *s, u32 g, void *aggregated, void *original, u32 param_size,
-                                u64 uniform_words, void *stream) {
+                                u64 uniform_words, void *stream, const ChildScope *scope) {
   fence();
-  __klap_launch_chunk(load_chunk(&s->head[g]), aggregated, original, param_size, uniform_words, stream);
+  __klap_launch_chunk(load_chunk(&s->head[g]), aggregated, original, param_size, uniform_words, stream, scope);
 }

@@ -65,20 +65,26 @@ DEVICE char *__klap_child_enter(Chunk *c, u32 blocks_per_record) {
     u32 b = __nvvm_read_ptx_sreg_ctaid_x();
     u32 r = find_record(c, b, blocks_per_record);
     if (tid_x() == 0) {
+      // Every load first, then the stores to shared memory (which a generic load could alias): the
+      // loads go out together, the header's and the record's dims, one round trip.
+      const u32 *d = (const u32 *)((const char *)c + CHUNK_HEADER) + 8 * r;
+      u32 gx = d[0], gy = d[1], gz = d[2], bx = d[3], by = d[4], bz = d[5];
+      char *args = c->args;
+      u32 record_size = c->record_size, group = c->group;
+      u64 grid_threads = c->threads_total;
       u32 local = blocks_per_record ? b % blocks_per_record : b - (r ? c->end[r - 1] : 0);
-      const u32 *d = c->dims + 8 * r;
       klap_child.chunk = c;
-      klap_child.args = c->args + (u64)r * c->record_size;
-      klap_child.uniform_args = c->args;
-      klap_child.grid[0] = d[0], klap_child.grid[1] = d[1], klap_child.grid[2] = d[2];
-      klap_child.block[0] = d[3], klap_child.block[1] = d[4], klap_child.block[2] = d[5];
-      klap_child.index[0] = local % d[0];
-      klap_child.index[1] = (local / d[0]) % d[1];
-      klap_child.index[2] = local / (d[0] * d[1]);
-      klap_child.threads = d[3] * d[4] * d[5];
+      klap_child.args = args + (u64)r * record_size;
+      klap_child.uniform_args = args;
+      klap_child.grid[0] = gx, klap_child.grid[1] = gy, klap_child.grid[2] = gz;
+      klap_child.block[0] = bx, klap_child.block[1] = by, klap_child.block[2] = bz;
+      klap_child.index[0] = local % gx;
+      klap_child.index[1] = (local / gx) % gy;
+      klap_child.index[2] = local / (gx * gy);
+      klap_child.threads = bx * by * bz;
       klap_child.exited = 0;
-      klap_child.done = c->dims + 8 * (r - r % c->group) + 7;
-      klap_child.grid_threads = c->threads_total;
+      klap_child.done = (u32 *)d - 8 * (r % group) + 7;
+      klap_child.grid_threads = grid_threads;
     }
   }
   __syncthreads();
@@ -105,6 +111,11 @@ DEVICE void __klap_child_exit() {
 }
 
 ACCESSOR char *__klap_child_uniform_args() { return klap_child.uniform_args; }
+
+// The grid scope of the child's own launches: in its chunk, set up by the launch (launch.cu). Found
+// without a load or a barrier of its own: a block that set it up on arrival held every other block at
+// a barrier, and its fence, on the way of qt's each node.
+ACCESSOR Scope *__klap_child_grid_scope() { return &klap_child.chunk->scope; }
 
 // The child's view of its indices.
 INLINE u32 child_tid(u32 d) {

@@ -33,7 +33,6 @@ INLINE bool host_pool_mine() {
 }
 
 INLINE u64 align16(u64 x) { return (x + 15) & ~15ull; }
-enum { CHUNK_HEADER = (sizeof(Chunk) + 15) & ~15ul };
 
 INLINE u64 record_bytes(u32 record_size) { return 4 + 32 + align16(record_size); }
 
@@ -204,10 +203,9 @@ INLINE Chunk *chunk_setup(SlabClass k, u32 large, int first, u32 slab_count, u32
   c->slab = (u32)first | (large ? 0x80000000u : 0);
   c->slab_count = slab_count;
   c->next = 0;
-  c->scope_state = 0;
-  c->end = (u32 *)(mem + CHUNK_HEADER);
-  c->dims = (u32 *)(mem + align16(CHUNK_HEADER + 4ull * cap));
-  c->args = mem + align16(CHUNK_HEADER + 4ull * cap) + align16(32ull * cap);
+  c->dims = (u32 *)(mem + CHUNK_HEADER);
+  c->end = (u32 *)(mem + CHUNK_HEADER + 32ull * cap);
+  c->args = mem + align16(CHUNK_HEADER + 36ull * cap);
   return c;
 }
 

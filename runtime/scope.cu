@@ -84,7 +84,7 @@ INLINE u64 grid_blocks() {
   return (u64)__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_nctaid_y() * __nvvm_read_ptx_sreg_nctaid_z();
 }
 
-INLINE void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 warps, u32 in_table) {
+HELPER void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 warps, u32 in_table) {
   for (u32 g = 0; g < MAX_GROUPS; ++g) {
     s->head[g] = 0;
     s->current[g] = g < groups ? 0 : NO_CHUNK;
@@ -200,33 +200,12 @@ INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
   }
 }
 
-// The grid scope of an aggregated child: in its chunk, set up by the first block to arrive.
-INLINE Scope *chunk_scope(u32 groups, const u32 *sizes) {
-  Chunk *c = child_chunk();
-  u32 *state = &c->scope_state;
-  // Looked at before the compare-and-swap: one block sets the scope up, and the others' swaps, on the
-  // one address, would queue behind each other.
-  if (load_relaxed(state) == 0 && cas_acquire(state, 0u, 1u) == 0) {
-    u64 blocks = __nvvm_read_ptx_sreg_nctaid_x();
-    setup_scope(&c->scope, groups, sizes, 1, blocks * ((block_threads() + 31) / 32), 0);
-    fence();
-    store_relaxed(state, 2);
-  } else {
-    while (load_relaxed(state) != 2)
-      ;
-    fence();
-  }
-  return &c->scope;
-}
-
-// Grid scope: call at kernel entry (in an aggregated child: after its record lookup), by every thread.
+// Grid scope: call at kernel entry, by every thread. (An aggregated child's grid scope is in its chunk,
+// set up by its launch: __klap_child_grid_scope.)
 DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 size4, u32 size5, u32 size6,
-                                 u32 size7, u32 in_child) {
+                                 u32 size7) {
   u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3, size4, size5, size6, size7};
-  if (in_child) {
-    if (tid_linear() == 0)
-      klap_scope_ptr = chunk_scope(groups, sizes);
-  } else if (grid_blocks() == 1) {
+  if (grid_blocks() == 1) {
     // Nothing to share with other blocks: the scope is the block's, with no table lookup (ccl's parents
     // are one block of 2 threads: 2 lanes to scan a window).
     if (tid_linear() == 0) {
@@ -242,15 +221,21 @@ DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32
   return klap_scope_ptr;
 }
 
+// After a registration's record is written, by the registering thread: releases the record (and what
+// the thread saw before its launch) to the thread whose exit completes the scope, whose count this
+// thread's exit adds to after the fence.
+ACCESSOR void __klap_record_written() { fence(); }
+
 // At kernel exit, by every thread that ran (one atomic per warp): true in the one thread that completes
-// the scope's `expected` threads; that thread then launches each group's chunks.
+// the scope's `expected` threads; that thread then launches each group's chunks. No fence first: what a
+// child may see of its parent thread (what that thread saw before its launch) the registration released
+// (__klap_record_written); a fence here, in every warp, stalled qt's blocks on their way out.
 DEVICE bool __klap_scope_exit(Scope *s, u64 expected) {
   if (!s)
     return false;
   u32 mask = active_mask();
   u32 leader = __builtin_ctz(mask);
   u32 last = 0;
-  fence();
   if (lane_id() == leader) {
     u64 n = __builtin_popcount(mask);
     u64 before = __nvvm_atom_add_gen_ll((long long *)&s->threads_done, (long long)n);

@@ -40,6 +40,7 @@ __device__ void register_launch(Scope *s, int *lost) {
   Args *a = (Args *)__klap_record_args(tagged);
   a->parent = p;
   a->threads = nb * threads_of(p);
+  __klap_record_written();
 }
 
 // As __klap_scope_launch takes it, once the scope's exit count is complete.
@@ -56,7 +57,7 @@ __global__ void block_parent(Chunk **chunks, int *lost) {
 }
 
 __global__ void grid_parent(Chunk **chunks, int *lost) {
-  Scope *s = __klap_grid_enter(1, sizeof(Args), 0, 0, 0, 0, 0, 0, 0, 0);
+  Scope *s = __klap_grid_enter(1, sizeof(Args), 0, 0, 0, 0, 0, 0, 0);
   register_launch(s, lost);
   if (__klap_scope_exit(s, (u64)gridDim.x * blockDim.x)) {
     chunks[0] = scope_head(s);

@@ -25,7 +25,7 @@ use crate::callgraph::CallGraph;
 use crate::child::{unremappable_index_read, ChildVariants, Variant, VariantKind};
 use crate::llvm::{
     count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
-    InstructionValue, Module, Statistic, ValueExt,
+    AddressSpace, GlobalValue, InstructionValue, Linkage, Module, Statistic, ValueExt,
 };
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, Runtime, RuntimeFn, Settings};
@@ -580,6 +580,29 @@ impl<'c> Parent<'_, 'c> {
         f.as_global_value().as_pointer_value().into()
     }
 
+    /// What a launch of `variant` gives the runtime to set the variant's own grid scope up with before
+    /// its blocks run: the variant's [`Self::child_scope_global`], or null for a variant without one.
+    fn child_scope(&self, variant: &Variant<'c>, counted: &HashSet<FunctionValue<'c>>) -> BasicValueEnum<'c> {
+        match counted.contains(&variant.function) {
+            true => self.child_scope_global(variant.function).as_pointer_value().into(),
+            false => self.module.get_context().ptr_type(AddressSpace::default()).const_null().into(),
+        }
+    }
+
+    /// The constant `<variant>.grid_scope` (the runtime's ChildScope: the number of groups of the
+    /// variant's grid scope, then each group's record size), filled in where that scope is planned.
+    fn child_scope_global(&self, variant: FunctionValue<'c>) -> GlobalValue<'c> {
+        let name = format!("{}.grid_scope", variant.name());
+        self.module.get_global(&name).unwrap_or_else(|| {
+            let ty = self.module.get_context().i32_type().array_type(1 + MAX_GROUPS as u32);
+            let g = self.module.add_global(ty, None, &name);
+            g.set_initializer(&ty.const_zero());
+            g.set_constant(true);
+            g.set_linkage(Linkage::Private);
+            g
+        })
+    }
+
     /// Registers the launch at `site` with `register` (the runtime's registration for the scope, called
     /// with `scope_args` then the launch's configuration); where no record can be had, the original
     /// launch is made. The site is replaced.
@@ -591,6 +614,9 @@ impl<'c> Parent<'_, 'c> {
         let mut call_args = scope_args.to_vec();
         call_args.extend([gx, gy, gz, bx, by, bz, site.smem]);
         let tagged = self.call(b, register, &call_args).result();
+        // A warp chunk's arrival releases its records; a scope's record is released here, for the
+        // thread whose exit completes the scope (the runtime's exit counts without a fence).
+        let release = register == RuntimeFn::ScopeRegister;
         let has_record = b.is_not_null(tagged);
         let fallback = fallback_site(self.module, site);
         guarded_replace(self.module, self.entries, &fallback, &args, b, has_record, |b, then_end| {
@@ -603,6 +629,10 @@ impl<'c> Parent<'_, 'c> {
                 let first_end = then_end.split_if_then(first);
                 b.position_before(&first_end);
                 args.store_where(b, record, &once, true);
+            }
+            if release {
+                b.position_before(&then_end);
+                self.call(b, RuntimeFn::RecordWritten, &[]);
             }
         });
         retire_single_launch_stream(self.module, site);
@@ -621,7 +651,15 @@ impl<'c> Parent<'_, 'c> {
         b.position_before(&last_end);
         let words = self.i64(variant.uniform_words);
         let size = self.i32(variant.launch_size());
-        let launch_args = [chunk, Self::function_value(variant.function), Self::function_value(site.child), size, words, taken_over_stream(self.module, site)];
+        let launch_args = [
+            chunk,
+            Self::function_value(variant.function),
+            Self::function_value(site.child),
+            size,
+            words,
+            taken_over_stream(self.module, site),
+            self.child_scope(variant, counted),
+        ];
         self.call(&b, RuntimeFn::LaunchChunk, &launch_args);
     }
 
@@ -657,14 +695,18 @@ impl<'c> Parent<'_, 'c> {
             let size = groups.get(g).map(|(child, _)| chunk_record_size(variant_of(*child), counted)).unwrap_or(0);
             enter_args.push(self.i32(size));
         }
-        let enter = match granularity {
-            Granularity::Grid => {
-                // A grid scope inside a variant lives in the variant's chunk (its blocks find it there);
-                // a grid launched as written finds its scope in the runtime's grid table.
-                enter_args.push(self.i32(in_variant.is_some() as u64));
-                RuntimeFn::GridEnter
+        let enter = match (granularity, in_variant) {
+            (Granularity::Grid, Some(v)) => {
+                // A grid scope inside a variant lives in the variant's chunk, set up by its launch
+                // (described by the variant's constant); a grid launched as written finds its scope
+                // in the runtime's grid table.
+                let sizes: Vec<_> = enter_args.drain(..).map(|a| a.into_int_value()).collect();
+                let ty = self.module.get_context().i32_type();
+                self.child_scope_global(v.function).set_initializer(&ty.const_array(&sizes));
+                RuntimeFn::ChildGridScope
             }
-            Granularity::Warp => {
+            (Granularity::Grid, None) => RuntimeFn::GridEnter,
+            (Granularity::Warp, _) => {
                 let threads = self.expected_threads(&b, Granularity::Block, in_variant.is_some()).into_int_value();
                 let threads = b.build_int_truncate(threads, self.module.get_context().i32_type(), "").expect("builder positioned");
                 enter_args.insert(0, threads.into());
@@ -713,6 +755,7 @@ impl<'c> Parent<'_, 'c> {
                     self.i32(variant.launch_size()),
                     self.i64(variant.uniform_words),
                     streams[g],
+                    self.child_scope(variant, counted),
                 ];
                 self.call(&b, RuntimeFn::ScopeLaunch, &args);
             }

@@ -29,7 +29,7 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 ; CHECK:         call i32 @llvm.nvvm.read.ptx.sreg.ntid.z()
 ; CHECK-NOT:     nctaid
 ; CHECK:         call i1 @__klap_scope_exit(ptr [[SCOPE]], i64
-; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 1073741836, i64 7, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 1073741836, i64 7, ptr null, ptr null)
 ; CHECK-NOT:     __klap_grid_release
 ; CHECK:         ret void
 define ptx_kernel void @parent(ptr %out, i32 %n) {

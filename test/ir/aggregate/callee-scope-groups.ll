@@ -52,12 +52,12 @@ define void @helper(ptr %out, i32 %i) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @with_own(
-; CHECK:         [[K1:%.*]] = call ptr @__klap_grid_enter(i32 3, i32 12, i32 -2147483636, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
+; CHECK:         [[K1:%.*]] = call ptr @__klap_grid_enter(i32 3, i32 12, i32 -2147483636, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; CHECK-NEXT:    call void @__klap_share_scope(ptr [[K1]])
 ; CHECK:         call ptr @__klap_scope_register(ptr [[K1]], i32 2,
 ; CHECK:         call void @__klap_scope_launch(ptr [[K1]], i32 1, ptr @mid__klap, ptr @mid,
-; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[K1]], i32 2, ptr @leaf__klap, ptr @leaf, i32 12, i64 0, ptr null)
-; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[K1]], i32 0, ptr @leaf__klap, ptr @leaf, i32 12, i64 0, ptr inttoptr (i64 3 to ptr))
+; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[K1]], i32 2, ptr @leaf__klap, ptr @leaf, i32 12, i64 0, ptr null, ptr null)
+; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[K1]], i32 0, ptr @leaf__klap, ptr @leaf, i32 12, i64 0, ptr inttoptr (i64 3 to ptr), ptr null)
 define ptx_kernel void @with_own(ptr %out) {
   %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   call void @helper(ptr %out, i32 %t)
@@ -70,10 +70,10 @@ define ptx_kernel void @with_own(ptr %out) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @helper_only(
-; CHECK-NEXT:    [[K2:%.*]] = call ptr @__klap_grid_enter(i32 2, i32 12, i32 -2147483636, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
+; CHECK-NEXT:    [[K2:%.*]] = call ptr @__klap_grid_enter(i32 2, i32 12, i32 -2147483636, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; CHECK-NEXT:    call void @__klap_share_scope(ptr [[K2]])
 ; CHECK:         call void @__klap_scope_launch(ptr [[K2]], i32 1, ptr @mid__klap, ptr @mid,
-; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[K2]], i32 0, ptr @leaf__klap, ptr @leaf, i32 12, i64 0, ptr inttoptr (i64 3 to ptr))
+; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[K2]], i32 0, ptr @leaf__klap, ptr @leaf, i32 12, i64 0, ptr inttoptr (i64 3 to ptr), ptr null)
 define ptx_kernel void @helper_only(ptr %out) {
   %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   call void @helper(ptr %out, i32 %t)

@@ -36,7 +36,7 @@ define void @helper(ptr %out) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 12, i64 0, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 12, i64 0, ptr null, ptr null)
 define ptx_kernel void @parent(ptr %out) {
   %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, %struct.dim3 { i32 1, i32 1, i32 1 }, %struct.dim3 { i32 32, i32 1, i32 1 }, i32 0)
   store ptr %out, ptr %buf, align 8

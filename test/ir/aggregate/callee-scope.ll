@@ -36,12 +36,12 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 ; CHECK-NEXT:    [[REC:%.*]] = call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0, i32 %blocks, i32 1, i32 1, i32 32, i32 1, i32 1, i32 0)
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; GRID-NEXT:     [[OWN:%.*]] = call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
+; GRID-NEXT:     [[OWN:%.*]] = call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; BLOCK-NEXT:    [[OWN:%.*]] = call ptr @__klap_block_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; CHECK-NEXT:    call void @__klap_share_scope(ptr [[OWN]])
 ; CHECK-NEXT:    call void @helper(
 ; CHECK:         call i1 @__klap_scope_exit(ptr [[OWN]],
-; CHECK:         call void @__klap_scope_launch(ptr [[OWN]], i32 0, ptr @child__klap, ptr @child, i32 12, i64 0, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr [[OWN]], i32 0, ptr @child__klap, ptr @child, i32 12, i64 0, ptr null, ptr null)
 ; CHECK:         ret void
 define void @helper(ptr %out, i32 %n) {
   %blocks = udiv i32 %n, 32

@@ -2,6 +2,8 @@
 ; original launch is kept for when no record can be had), and the thread that completes the grid's
 ; exit count launches the aggregated child. The child gets a variant taking the record chunk. The
 ; parent's own parameter %out is the same for the whole grid: only the chunk's first record holds it.
+; The registering thread releases its record once written (__klap_record_written): the exit count
+; takes no fence of its own.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
@@ -42,7 +44,7 @@ done:
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
+; CHECK:         [[SCOPE:%.*]] = call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; CHECK:         [[TAGGED:%.*]] = call ptr @__klap_scope_register(ptr [[SCOPE]], i32 0, i32 %blocks, i32 1, i32 1, i32 32, i32 1, i32 1, i32 0)
 ; CHECK-NEXT:    [[HAS:%.*]] = icmp ne ptr [[TAGGED]], null
 ; CHECK-NEXT:    br i1 [[HAS]], label %[[STORE:.*]], label %[[AFTER:.*]]
@@ -54,6 +56,9 @@ done:
 ; CHECK-NEXT:    br i1 [[FIRST]], label %[[ONCE:.*]], label
 ; CHECK:       [[ONCE]]:
 ; CHECK-NEXT:    store ptr %out, ptr [[REC]], align 8
+; The record written, both ways, is released before the thread's exit counts.
+; CHECK:         call void @__klap_record_written()
+; CHECK-NEXT:    br label
 ; The original launch, for a thread that got no record.
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @child,
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
@@ -61,7 +66,7 @@ done:
 ; CHECK:         [[LAST:%.*]] = call i1 @__klap_scope_exit(ptr [[SCOPE]], i64 {{%.*}})
 ; CHECK-NEXT:    br i1 [[LAST]]
 ; Words 0 and 1 of the parameter buffer (%out) are in the first record only.
-; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 1073741836, i64 3, ptr inttoptr (i64 4 to ptr))
+; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 1073741836, i64 3, ptr inttoptr (i64 4 to ptr), ptr null)
 ; CHECK-NEXT:    call void @__klap_grid_release(ptr [[SCOPE]])
 ; CHECK:         ret void
 ; CHECK-NOT:     @__cudaCDP2LaunchDevice(

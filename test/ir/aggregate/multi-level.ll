@@ -14,7 +14,7 @@ declare i32 @__cudaCDP2LaunchDeviceV2(ptr, ptr)
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 
 ; CHECK-LABEL: define ptx_kernel void @top(
-; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 -2147483636, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
+; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 -2147483636, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
 ; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @mid__klap, ptr @mid,
 define ptx_kernel void @top(ptr %out, i32 %n) {
 entry:
@@ -37,7 +37,7 @@ done:
 }
 
 ; CHECK-LABEL: define ptx_kernel void @mid__klap(ptr %out, i32 %base, ptr %klap.chunk)
-; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 1)
+; CHECK:         call ptr @__klap_child_grid_scope()
 ; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @leaf__klap, ptr @leaf,
 define ptx_kernel void @mid(ptr %out, i32 %base) {
 entry:

@@ -2,7 +2,9 @@
 ; scope waits for the threads that serve records, not for every thread of the aggregated grid. The
 ; scope lives in the variant's chunk, so its exit comes before the thread counts itself out of its
 ; record (which may free the chunk). The chunks the variant is launched from count its threads for
-; that scope: bit 31 of the group's record size (12 | 1 << 31).
+; that scope: bit 31 of the group's record size (12 | 1 << 31). The launch sets that scope up before the
+; variant's blocks run, from the constant @rec__klap.grid_scope (its groups, then their record sizes);
+; the variant's blocks only find it in their chunk.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -S %s -o - | FileCheck %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
@@ -20,16 +22,17 @@ declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.z()
 declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 
 
+; CHECK:       @rec__klap.grid_scope = private constant [9 x i32] [i32 1, i32 -2147483636, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0]
 ; CHECK-LABEL: define ptx_kernel void @rec(
-; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 -2147483636, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @rec__klap, ptr @rec, i32 1073741836, i64 7, ptr null)
+; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 -2147483636, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @rec__klap, ptr @rec, i32 1073741836, i64 7, ptr null, ptr @rec__klap.grid_scope)
 ; CHECK-LABEL: define ptx_kernel void @rec__klap(ptr %out, i32 %n, ptr %klap.chunk)
 ; CHECK:         call ptr @__klap_child_enter(ptr %klap.chunk, i32 2)
-; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 -2147483636, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 1)
+; CHECK:         call ptr @__klap_child_grid_scope()
 ; CHECK:         call ptr @__klap_scope_register(
 ; CHECK:         [[TOTAL:%.*]] = call i64 @__klap_child_grid_threads()
 ; CHECK:         call i1 @__klap_scope_exit(ptr {{%.*}}, i64 [[TOTAL]])
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @rec__klap, ptr @rec, i32 1073741836, i64 7, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @rec__klap, ptr @rec, i32 1073741836, i64 7, ptr null, ptr @rec__klap.grid_scope)
 ; CHECK:         call void @__klap_child_exit()
 ; CHECK-NEXT:    ret void
 define ptx_kernel void @rec(ptr %out, i32 %n) {

@@ -48,7 +48,7 @@
 // IR-NOT: @__cudaCDP2StreamCreateWithFlags(
 // IR: call i32 @__cudaCDP2LaunchDeviceV2(ptr {{%.*}}, ptr inttoptr (i64 4 to ptr))
 // IR-NOT: @__cudaCDP2StreamDestroy(
-// IR: call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @_Z5childPii__klap, ptr @_Z5childPii, i32 12, i64 0, ptr inttoptr (i64 4 to ptr))
+// IR: call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @_Z5childPii__klap, ptr @_Z5childPii, i32 12, i64 0, ptr inttoptr (i64 4 to ptr), ptr null)
 // IR: {{^}}}
 
 #include <cuda_runtime.h>

@@ -31,7 +31,7 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 ; NULL: launch not aggregated: NULL-stream launches are kept in order (-klap-merge-null-stream=false) [KLAP202]
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 1073741836, i64 7, ptr inttoptr (i64 3 to ptr))
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 1073741836, i64 7, ptr inttoptr (i64 3 to ptr), ptr null)
 ; CHECK-LABEL: define ptx_kernel void @per_thread(
 ; CHECK-NOT:     __klap
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr inttoptr (i64 2 to ptr))

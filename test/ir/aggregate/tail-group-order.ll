@@ -65,7 +65,7 @@ define ptx_kernel void @observe(i32 %n) {
 ; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[SCOPE]], i32 5, ptr @e__klap,
 ; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[SCOPE]], i32 6, ptr @f__klap,
 ; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[SCOPE]], i32 7, ptr @g__klap,
-; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @observe__klap, ptr @observe, i32 1073741828, i64 1, ptr inttoptr (i64 3 to ptr))
+; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @observe__klap, ptr @observe, i32 1073741828, i64 1, ptr inttoptr (i64 3 to ptr), ptr null)
 define ptx_kernel void @parent(i32 %n) {
 entry:
   %g = alloca %struct.dim3, align 4

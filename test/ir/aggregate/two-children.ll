@@ -27,9 +27,9 @@ define ptx_kernel void @other(double %x) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         call ptr @__klap_grid_enter(i32 2, i32 12, i32 8, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 1073741836, i64 7, ptr null)
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 1, ptr @other__klap, ptr @other, i32 1073741832, i64 3, ptr null)
+; CHECK:         call ptr @__klap_grid_enter(i32 2, i32 12, i32 8, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 1073741836, i64 7, ptr null, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 1, ptr @other__klap, ptr @other, i32 1073741832, i64 3, ptr null, ptr null)
 ; CHECK:         call void @__klap_grid_release(
 ; CHECK-DAG: define ptx_kernel void @child__klap(ptr %out, i32 %n, ptr %klap.chunk)
 ; CHECK-DAG: define ptx_kernel void @other__klap(double %x, ptr %klap.chunk)

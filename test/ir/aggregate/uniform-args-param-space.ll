@@ -25,7 +25,7 @@ define ptx_kernel void @child(ptr %out, ptr byval(%struct.Huge) align 4 %h) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 4092, i64 3, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 4092, i64 3, ptr null, ptr null)
 define ptx_kernel void @parent(ptr %out, ptr byval(%struct.Huge) align 4 %h) {
 entry:
   %g = alloca %struct.dim3, align 4

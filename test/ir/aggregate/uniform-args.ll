@@ -51,7 +51,7 @@ define ptx_kernel void @child3(ptr byval(%struct.Cfg) align 4 %cfg) {
 ; CHECK-NEXT:    store ptr %out, ptr [[REC]], align 8
 ; CHECK-NEXT:    [[C:%.*]] = getelementptr inbounds i8, ptr [[REC]], i64 8
 ; CHECK-NEXT:    store %struct.Cfg {{%.*}}, ptr [[C]], align
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 1073741844, i64 15, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child__klap, ptr @child, i32 1073741844, i64 15, ptr null, ptr null)
 define ptx_kernel void @parent(ptr %out, ptr byval(%struct.Cfg) align 4 %cfg) {
 entry:
   %g = alloca %struct.dim3, align 4
@@ -76,7 +76,7 @@ after:
 
 ; CHECK-LABEL: define ptx_kernel void @two_sites(
 ; CHECK-NOT:     call i1 @__klap_record_first(
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child2__klap, ptr @child2, i32 4, i64 0, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child2__klap, ptr @child2, i32 4, i64 0, ptr null, ptr null)
 define ptx_kernel void @two_sites(i1 %c) {
 entry:
   %g = alloca %struct.dim3, align 4
@@ -100,7 +100,7 @@ after:
 
 ; CHECK-LABEL: define ptx_kernel void @writer(
 ; CHECK-NOT:     call i1 @__klap_record_first(
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child3__klap, ptr @child3, i32 8, i64 0, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child3__klap, ptr @child3, i32 8, i64 0, ptr null, ptr null)
 define ptx_kernel void @writer(ptr byval(%struct.Cfg) align 4 %cfg) {
 entry:
   %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -120,7 +120,7 @@ define ptx_kernel void @child4(ptr byval(%struct.Big) align 4 %big, ptr %out) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @late(
-; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child4__klap, ptr @child4, i32 1073742088, i64 -1, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @child4__klap, ptr @child4, i32 1073742088, i64 -1, ptr null, ptr null)
 define ptx_kernel void @late(ptr %out, ptr byval(%struct.Big) align 4 %big) {
 entry:
   %g = alloca %struct.dim3, align 4

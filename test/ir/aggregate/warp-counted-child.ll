@@ -78,7 +78,7 @@ done:
 }
 
 ; CHECK-LABEL: define ptx_kernel void @mid__klap(ptr %klap.chunk)
-; CHECK:         call ptr @__klap_grid_enter(i32 1, i32 12, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 0, i32 1)
+; CHECK:         call ptr @__klap_child_grid_scope()
 ; CHECK:         call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @leaf__klap, ptr @leaf,
 define ptx_kernel void @mid(ptr %out, i32 %base) {
 entry:

@@ -29,9 +29,9 @@ define ptx_kernel void @child(i32 %n) {
 ; CHECK:         [[THREADS:%.*]] = call i64 @__klap_warp_scope_threads(ptr [[SCOPE]])
 ; CHECK:         [[LAST:%.*]] = call i1 @__klap_scope_exit(ptr [[SCOPE]], i64 [[THREADS]])
 ; CHECK-NEXT:    br i1 [[LAST]]
-; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 1, ptr @child__klap, ptr @child, i32 1073741828, i64 1, ptr null)
-; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 2, ptr @child__klap, ptr @child, i32 1073741828, i64 1, ptr inttoptr (i64 4 to ptr))
-; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 1073741828, i64 1, ptr inttoptr (i64 3 to ptr))
+; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 1, ptr @child__klap, ptr @child, i32 1073741828, i64 1, ptr null, ptr null)
+; CHECK:         call void @__klap_scope_launch(ptr [[SCOPE]], i32 2, ptr @child__klap, ptr @child, i32 1073741828, i64 1, ptr inttoptr (i64 4 to ptr), ptr null)
+; CHECK-NEXT:    call void @__klap_scope_launch(ptr [[SCOPE]], i32 0, ptr @child__klap, ptr @child, i32 1073741828, i64 1, ptr inttoptr (i64 3 to ptr), ptr null)
 ; CHECK:         ret void
 define ptx_kernel void @parent(i32 %n) {
 entry:

@@ -32,7 +32,7 @@ define ptx_kernel void @child(ptr %out, i32 %n) {
 ; CHECK:         call ptr @__klap_register(ptr [[CHUNK]],
 ; CHECK:         [[LAST:%.*]] = call i1 @__klap_warp_arrive(ptr [[CHUNK]])
 ; CHECK-NEXT:    br i1 [[LAST]]
-; CHECK:         call void @__klap_launch_chunk(ptr [[CHUNK]], ptr @child__klap, ptr @child, i32 12, i64 0, ptr null)
+; CHECK:         call void @__klap_launch_chunk(ptr [[CHUNK]], ptr @child__klap, ptr @child, i32 12, i64 0, ptr null, ptr null)
 ; CHECK-NOT:     __klap_scope_exit
 ; CHECK:         ret void
 define void @spawn(ptr %out, i32 %n) {
