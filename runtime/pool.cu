@@ -148,20 +148,26 @@ INLINE int claim_in_word(u64 *word, u32 in_word, u32 count) {
   return -1;
 }
 
+// The bitmap word a warp's search for slabs starts at, of `words`: chosen by the warp, so that
+// thousands of warps claiming at once do not all fight over the first words. It is taken from the high
+// bits of the warp's multiplicative hash: its low bits, taken modulo a power of two, put the first
+// warps of all blocks in 4 of 128 words (measured, nested benchmark at block granularity, 391 parent
+// blocks: the pool ran short and records were launched one by one; median 1.13 ms against 0.51 to
+// 0.53, single runs of 50 to 169 ms).
+INLINE u32 first_word(u32 words) {
+  u32 hash = (__nvvm_read_ptx_sreg_ctaid_x() * 32 + tid_linear() / 32) * 2654435761u;
+  return (u32)(((u64)hash * words) >> 32);
+}
+// The slabs of bitmap word `w` (the last word may cover fewer than 64).
+INLINE u32 slabs_in_word(SlabClass k, u32 w) { return k.slabs - w * 64 < 64 ? k.slabs - w * 64 : 64; }
+
 // Claims `count` adjacent free slabs (count <= 64, all in one bitmap word); returns the first or -1.
-// The search starts at a word chosen by the calling warp, so that thousands of warps claiming at
-// once do not all fight over the first words. The word is taken from the high bits of the warp's
-// multiplicative hash: its low bits, taken modulo a power of two, put the first warps of all blocks
-// in 4 of 128 words (measured, nested benchmark at block granularity, 391 parent blocks: the pool ran
-// short and records were launched one by one; median 1.13 ms against 0.51 to 0.53, single runs of 50
-// to 169 ms).
 INLINE int claim_slabs(SlabClass k, u32 count) {
   u32 words = (k.slabs + 63) / 64;
-  u32 hash = (__nvvm_read_ptx_sreg_ctaid_x() * 32 + tid_linear() / 32) * 2654435761u;
-  u32 start = (u32)(((u64)hash * words) >> 32);
+  u32 start = first_word(words);
   for (u32 i = 0; i < words; ++i) {
     u32 w = (start + i) % words;
-    u32 in_word = k.slabs - w * 64 < 64 ? k.slabs - w * 64 : 64;
+    u32 in_word = slabs_in_word(k, w);
     int s = claim_in_word(&k.map[w], in_word, count);
     if (s >= 0)
       return (int)(w * 64) + s;
@@ -235,11 +241,10 @@ INLINE u64 free_runs(u64 word, u32 in_word, u32 count) {
 INLINE int claim_slabs_together(SlabClass k, u32 count, u32 mask) {
   u32 lanes = __builtin_popcount(mask), rank = __builtin_popcount(mask & lanemask_lt());
   u32 words = (k.slabs + 63) / 64;
-  u32 hash = (__nvvm_read_ptx_sreg_ctaid_x() * 32 + tid_linear() / 32) * 2654435761u;
-  u32 start = (u32)(((u64)hash * words) >> 32);
+  u32 start = first_word(words);
   for (u32 i = 0; i < words; i += lanes) {
     u32 w = (start + i + rank) % words;
-    u32 in_word = k.slabs - w * 64 < 64 ? k.slabs - w * 64 : 64;
+    u32 in_word = slabs_in_word(k, w);
     u64 cur = 0, runs = 0;
     if (i + rank < words && in_word >= count) {
       cur = load_relaxed(&k.map[w]);
