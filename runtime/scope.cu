@@ -77,6 +77,26 @@ GLOBAL_VAR u32 klap_grid_lock;
 
 SHARED Scope *klap_scope_ptr;
 
+// A grid scope's exits are counted per block first (klap_block_exits: exits in the low word, those of
+// groups with a registering lane in the high word). A group with a registering lane adds itself to the
+// scope at once: the registration's fence released its records, and its own atomic carries that
+// release. The warp that completes the block's count adds the others, which release nothing, without a
+// fence. (One atomic per warp on the scope's one counter queued: qt's blocks, four warps each and one
+// launching thread, waited there once the fences at exit were gone; a fence in each block's last warp
+// instead cost amr 7% to 10%: BENCHMARKS.md, thirteenth session.)
+SHARED u64 klap_block_exits;
+// Per warp of the block, the lanes that registered a record (set by __klap_record_written).
+SHARED u32 klap_registered_lanes[32];
+// At the entry of a block whose grid scope is counted per block, by every thread, before the entry's
+// barrier (the grid scope's, or in an aggregated child its record lookup's).
+ACCESSOR void __klap_grid_exits_reset() {
+  u32 t = tid_linear();
+  if (t == 0)
+    klap_block_exits = 0;
+  if (t < 32)
+    klap_registered_lanes[t] = 0;
+}
+
 INLINE u32 block_threads() {
   return __nvvm_read_ptx_sreg_ntid_x() * __nvvm_read_ptx_sreg_ntid_y() * __nvvm_read_ptx_sreg_ntid_z();
 }
@@ -226,6 +246,13 @@ DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32
 // thread's exit adds to after the fence.
 ACCESSOR void __klap_record_written() { fence(); }
 
+// As __klap_record_written, in a grid scope counted per block (__klap_grid_scope_exit): the lane is
+// marked, so that its warp counts itself into the scope at its exit.
+ACCESSOR void __klap_record_written_in_block() {
+  fence();
+  __nvvm_atom_or_gen_i((int *)&klap_registered_lanes[tid_linear() / 32], (int)(1u << lane_id()));
+}
+
 // At kernel exit, by every thread that ran (one atomic per warp): true in the one thread that completes
 // the scope's `expected` threads; that thread then launches each group's chunks. No fence first: what a
 // child may see of its parent thread (what that thread saw before its launch) the registration released
@@ -243,6 +270,30 @@ DEVICE bool __klap_scope_exit(Scope *s, u64 expected) {
   }
   last = shfl_idx(mask, last, leader);
   // Only the leader's lane can be the last; hand the role to it alone.
+  return last && lane_id() == leader;
+}
+
+// A grid scope's exit, by every thread that ran: as __klap_scope_exit, counted per block first
+// (klap_block_exits). `block_threads`: the threads of the block that take part.
+DEVICE bool __klap_grid_scope_exit(Scope *s, u64 expected, u64 block_threads) {
+  if (!s)
+    return false;
+  u32 mask = active_mask();
+  u32 leader = __builtin_ctz(mask);
+  u32 last = 0;
+  if (lane_id() == leader) {
+    u64 n = __builtin_popcount(mask);
+    u64 direct = (klap_registered_lanes[tid_linear() / 32] & mask) ? n : 0;
+    u64 before = __nvvm_atom_add_gen_ll((long long *)&klap_block_exits, (long long)(n | direct << 32));
+    u64 mine = direct;
+    if ((u32)before + n == block_threads)
+      mine += block_threads - ((before >> 32) + direct);
+    if (mine) {
+      u64 done = __nvvm_atom_add_gen_ll((long long *)&s->threads_done, (long long)mine);
+      last = done + mine == expected;
+    }
+  }
+  last = shfl_idx(mask, last, leader);
   return last && lane_id() == leader;
 }
 
