@@ -253,48 +253,49 @@ ACCESSOR void __klap_record_written_in_block() {
   __nvvm_atom_or_gen_i((int *)&klap_registered_lanes[tid_linear() / 32], (int)(1u << lane_id()));
 }
 
-// At kernel exit, by every thread that ran (one atomic per warp): true in the one thread that completes
-// the scope's `expected` threads; that thread then launches each group's chunks. No fence first: what a
-// child may see of its parent thread (what that thread saw before its launch) the registration released
-// (__klap_record_written); a fence here, in every warp, stalled qt's blocks on their way out.
-DEVICE bool __klap_scope_exit(Scope *s, u64 expected) {
+// The exit count of a scope, by every thread that ran: the lowest of the lanes exiting together adds
+// what `add` gives for them (nothing where 0) to the scope's count; true in that lane alone where the
+// count reaches `expected`.
+template <class Add> INLINE bool count_exit(Scope *s, u64 expected, Add add) {
   if (!s)
     return false;
   u32 mask = active_mask();
+  // The calling lane is in it.
+  __builtin_assume(mask != 0);
   u32 leader = __builtin_ctz(mask);
   u32 last = 0;
   if (lane_id() == leader) {
-    u64 n = __builtin_popcount(mask);
-    u64 before = __nvvm_atom_add_gen_ll((long long *)&s->threads_done, (long long)n);
-    last = before + n == expected;
+    u64 mine = add(mask);
+    if (mine) {
+      u64 before = __nvvm_atom_add_gen_ll((long long *)&s->threads_done, (long long)mine);
+      last = before + mine == expected;
+    }
   }
   last = shfl_idx(mask, last, leader);
   // Only the leader's lane can be the last; hand the role to it alone.
   return last && lane_id() == leader;
 }
 
+// At kernel exit, by every thread that ran (one atomic per warp): true in the one thread that completes
+// the scope's `expected` threads; that thread then launches each group's chunks. No fence first: what a
+// child may see of its parent thread (what that thread saw before its launch) the registration released
+// (__klap_record_written); a fence here, in every warp, stalled qt's blocks on their way out.
+DEVICE bool __klap_scope_exit(Scope *s, u64 expected) {
+  return count_exit(s, expected, [](u32 mask) { return (u64)__builtin_popcount(mask); });
+}
+
 // A grid scope's exit, by every thread that ran: as __klap_scope_exit, counted per block first
 // (klap_block_exits). `block_threads`: the threads of the block that take part.
 DEVICE bool __klap_grid_scope_exit(Scope *s, u64 expected, u64 block_threads) {
-  if (!s)
-    return false;
-  u32 mask = active_mask();
-  u32 leader = __builtin_ctz(mask);
-  u32 last = 0;
-  if (lane_id() == leader) {
+  return count_exit(s, expected, [&](u32 mask) {
     u64 n = __builtin_popcount(mask);
     u64 direct = (klap_registered_lanes[tid_linear() / 32] & mask) ? n : 0;
     u64 before = __nvvm_atom_add_gen_ll((long long *)&klap_block_exits, (long long)(n | direct << 32));
     u64 mine = direct;
     if ((u32)before + n == block_threads)
       mine += block_threads - ((before >> 32) + direct);
-    if (mine) {
-      u64 done = __nvvm_atom_add_gen_ll((long long *)&s->threads_done, (long long)mine);
-      last = done + mine == expected;
-    }
-  }
-  last = shfl_idx(mask, last, leader);
-  return last && lane_id() == leader;
+    return mine;
+  });
 }
 
 // ---- the scope of the kernel a device function's launch runs in -------------------------------
