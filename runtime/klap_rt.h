@@ -22,7 +22,8 @@
 // Why no barriers at a parent's exit: a thread that returns early from a kernel counts as arrived at
 // the kernel's __syncthreads(); a thread held at an exit barrier of ours would not, and the kernel's
 // own barriers would deadlock or release early. Exits are therefore counted per thread (one atomic per
-// warp), and the thread completing the count does the scope's work.
+// warp; in a grid scope whose launches one thread of a block makes, per block first in shared memory),
+// and the thread completing the count does the scope's work.
 #pragma once
 
 #define DEVICE extern "C" __attribute__((device, always_inline))
