@@ -431,8 +431,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             }
             // Whether one thread of a block reaches each launch (qt's), judged on the kernel as written:
             // in its aggregated variant, threadIdx is the runtime's.
-            let written = children.iter().copied().find(|&k| aggregated(k).is_some_and(|v| v.function == caller)).unwrap_or(caller);
-            let mut own = model.sites.iter().filter(|s| s.caller == written).peekable();
+            let as_written = children.iter().copied().find(|&k| aggregated(k).is_some_and(|v| v.function == caller)).unwrap_or(caller);
+            let mut own = model.sites.iter().filter(|s| s.caller == as_written).peekable();
             let lone = own.peek().is_some() && own.all(|s| s.lone);
             parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares, lone);
         }
@@ -709,11 +709,12 @@ impl<'c> Parent<'_, 'c> {
         // into the scope (per-block counting there cost join 11% to 15% on an H200).
         let per_block = granularity == Granularity::Grid && !shares && !sites.is_empty() && lone;
         if per_block {
+            let lookup = self.runtime.get(RuntimeFn::ChildEnter);
             let entry_barrier = match in_variant {
-                Some(v) => v.function.instructions().into_iter().find(|i| i.called_function() == Some(self.runtime.get(RuntimeFn::ChildEnter))),
-                None => None,
+                Some(v) => v.function.instructions().into_iter().find(|i| i.called_function() == Some(lookup)).expect("an aggregated variant looks its record up"),
+                None => start,
             };
-            let reset = builder_before(self.module, entry_barrier.unwrap_or(start));
+            let reset = builder_before(self.module, entry_barrier);
             self.call(&reset, RuntimeFn::GridExitsReset, &[]);
         }
         let mut enter_args = vec![self.i32(groups.len() as u64)];
