@@ -85,7 +85,7 @@ SHARED Scope *klap_scope_ptr;
 // launching thread, waited there once the fences at exit were gone; a fence in each block's last warp
 // instead cost amr 7% to 10%: BENCHMARKS.md, thirteenth session.)
 SHARED u64 klap_block_exits;
-// Per warp of the block, the lanes that registered a record (set by __klap_record_written).
+// Per warp of the block, the lanes that registered a record (set by __klap_record_written_in_block).
 SHARED u32 klap_registered_lanes[32];
 // At the entry of a block whose grid scope is counted per block, by every thread, before the entry's
 // barrier (the grid scope's, or in an aggregated child its record lookup's).

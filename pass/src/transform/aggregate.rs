@@ -765,21 +765,16 @@ impl<'c> Parent<'_, 'c> {
         order.sort_by_key(|&g| groups[g].1 == Stream::Tail);
         for exit in exits {
             b.position_before(&exit);
-            let last = match granularity {
-                Granularity::Warp => {
-                    let expected = self.call(&b, RuntimeFn::WarpScopeThreads, &[scope]).result();
-                    self.call(&b, RuntimeFn::ScopeExit, &[scope, expected])
-                }
+            let expected = match granularity {
+                Granularity::Warp => self.call(&b, RuntimeFn::WarpScopeThreads, &[scope]).result(),
+                _ => self.expected_threads(&b, granularity, in_variant.is_some()),
+            };
+            let last = if per_block {
                 // Counted per block first: the block's threads, then the grid's.
-                Granularity::Grid if per_block => {
-                    let expected = self.expected_threads(&b, granularity, in_variant.is_some());
-                    let block = self.expected_threads(&b, Granularity::Block, in_variant.is_some());
-                    self.call(&b, RuntimeFn::GridScopeExit, &[scope, expected, block])
-                }
-                _ => {
-                    let expected = self.expected_threads(&b, granularity, in_variant.is_some());
-                    self.call(&b, RuntimeFn::ScopeExit, &[scope, expected])
-                }
+                let block = self.expected_threads(&b, Granularity::Block, in_variant.is_some());
+                self.call(&b, RuntimeFn::GridScopeExit, &[scope, expected, block])
+            } else {
+                self.call(&b, RuntimeFn::ScopeExit, &[scope, expected])
             };
             let last = last.result().into_int_value();
             let last_end = exit.split_if_then(last);
