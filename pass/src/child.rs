@@ -751,8 +751,14 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let nthreads64 = b.build_int_z_extend(nthreads, i64t, "").unwrap();
         b.build_unconditional_branch(blocks_head).unwrap();
 
+        // Each thread's block and thread indices are counted along with the linear ones, not divided out of
+        // them: a division per child thread cost the serialized loop more than the child's own work.
+        let index_phis = |b: &Builder<'c>, name: &str| -> [crate::llvm::PhiValue<'c>; 3] { ["x", "y", "z"].map(|d| b.build_phi(i32t, &format!("{name}.{d}")).unwrap()) };
+        let values = |phis: &[crate::llvm::PhiValue<'c>; 3]| phis.map(|p| p.as_basic_value().into_int_value());
+
         b.position_at_end(blocks_head);
         let blk = b.build_phi(i32t, "blk").unwrap();
+        let ctaid_phis = index_phis(&b, "ctaid");
         let blk64 = b.build_int_z_extend(blk.as_basic_value().into_int_value(), i64t, "").unwrap();
         let base = b.build_int_mul(blk64, nthreads64, "").unwrap();
         let blocks_left = b.build_int_compare(IntPredicate::ULT, blk.as_basic_value().into_int_value(), nblocks, "").unwrap();
@@ -762,6 +768,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
         b.position_at_end(threads_head);
         let t = b.build_phi(i32t, "t").unwrap();
+        let tid_phis = index_phis(&b, "tid");
         let t64 = b.build_int_z_extend(t.as_basic_value().into_int_value(), i64t, "").unwrap();
         let linear = b.build_int_add(base, t64, "").unwrap();
         let threads_left = b.build_int_compare(IntPredicate::ULT, t.as_basic_value().into_int_value(), nthreads, "").unwrap();
@@ -770,14 +777,15 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.build_conditional_branch(more_threads, thread_body, block_next).unwrap();
 
         b.position_at_end(thread_body);
-        let tid = split_index(&b, t.as_basic_value().into_int_value(), block);
-        let ctaid = split_index(&b, blk.as_basic_value().into_int_value(), grid);
+        let (tid, ctaid) = (values(&tid_phis), values(&ctaid_phis));
         b.call(thread, &thread_arguments(&p[..n], tid, block, ctaid, grid));
         let t_next = b.build_int_add(t.as_basic_value().into_int_value(), one, "").unwrap();
+        let tid_next = next_index(&b, tid, block);
         b.build_unconditional_branch(threads_head).unwrap();
 
         b.position_at_end(block_next);
         let blk_next = b.build_int_add(blk.as_basic_value().into_int_value(), one, "").unwrap();
+        let ctaid_next = next_index(&b, ctaid, grid);
         b.build_unconditional_branch(blocks_head).unwrap();
 
         b.position_at_end(exit);
@@ -785,6 +793,10 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
         blk.add_incoming(&[(&zero, entry), (&blk_next, block_next)]);
         t.add_incoming(&[(&zero, blocks_head), (&t_next, thread_body)]);
+        for d in 0..3 {
+            ctaid_phis[d].add_incoming(&[(&zero, entry), (&ctaid_next[d], block_next)]);
+            tid_phis[d].add_incoming(&[(&zero, blocks_head), (&tid_next[d], thread_body)]);
+        }
         let body_start = thread_body.get_first_instruction().unwrap();
         Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
     }
@@ -987,6 +999,18 @@ fn thread_arguments<'c>(params: &[BasicValueEnum<'c>], tid: [IntValue<'c>; 3], b
 fn product3<'c>(b: &crate::llvm::Builder<'c>, v: [IntValue<'c>; 3]) -> IntValue<'c> {
     let xy = b.build_int_mul(v[0], v[1], "").unwrap();
     b.build_int_mul(xy, v[2], "").unwrap()
+}
+
+/// The index after `index` in x-fastest order within `dims`, counted like an odometer (no division).
+fn next_index<'c>(b: &crate::llvm::Builder<'c>, index: [IntValue<'c>; 3], dims: [IntValue<'c>; 3]) -> [IntValue<'c>; 3] {
+    let ty = index[0].get_type();
+    let x = b.build_int_add(index[0], ty.const_int(1, false), "").unwrap();
+    let x_wraps = b.build_int_compare(IntPredicate::EQ, x, dims[0], "").unwrap();
+    let y = b.build_int_add(index[1], b.build_int_z_extend(x_wraps, ty, "").unwrap(), "").unwrap();
+    let y_wraps = b.build_int_compare(IntPredicate::EQ, y, dims[1], "").unwrap();
+    let z = b.build_int_add(index[2], b.build_int_z_extend(y_wraps, ty, "").unwrap(), "").unwrap();
+    let wrapped = |wraps: IntValue<'c>, v: IntValue<'c>| b.build_select(wraps, ty.const_zero(), v, "").unwrap().into_int_value();
+    [wrapped(x_wraps, x), wrapped(y_wraps, y), z]
 }
 
 fn split_index<'c>(b: &crate::llvm::Builder<'c>, linear: IntValue<'c>, dims: [IntValue<'c>; 3]) -> [IntValue<'c>; 3] {

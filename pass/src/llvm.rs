@@ -19,7 +19,7 @@ pub use inkwell::module::{Linkage, Module};
 pub use inkwell::types::{AnyType, AnyTypeEnum, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, FunctionType, StructType};
 pub use inkwell::values::{
     AnyValue, AsValueRef, BasicValue, BasicValueEnum, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue,
-    IntValue, Operand, PointerValue,
+    IntValue, Operand, PhiValue, PointerValue,
 };
 pub use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 

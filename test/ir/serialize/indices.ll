@@ -68,6 +68,23 @@ done:
 ; CHECK:         store i32 0, ptr [[COPY]]
 ; CHECK-LABEL: define internal i32 @block_of__klap_thread(i32 %0, i32 %1, i32 %2, i32 %3, i32 %4, i32 %5, i32 %6, i32 %7, i32 %8, i32 %9, i32 %10, i32 %11)
 ; CHECK-NEXT:    ret i32 %6
-; CHECK-LABEL: define internal void @child__klap_serial(
-; CHECK:         urem i32
-; CHECK:         udiv i32
+; The serial loop counts each thread's indices beside its linear number, x fastest, with no division.
+; CHECK-LABEL: define internal void @child__klap_serial(ptr %0, ptr %1, i32 %2, i32 %3, i32 %4, i32 %5, i32 %6, i32 %7, i64 %8)
+; CHECK-NOT:     {{udiv|urem}}
+; CHECK:       blocks:
+; CHECK:         %ctaid.x = phi i32 [ 0, %entry ], [ [[BX:%.*]], %next.block ]
+; CHECK:         %ctaid.y = phi i32 [ 0, %entry ], [ [[BY:%.*]], %next.block ]
+; CHECK:       threads:
+; CHECK:         %tid.x = phi i32 [ 0, %blocks ], [ [[TX:%.*]], %thread ]
+; CHECK:         %tid.y = phi i32 [ 0, %blocks ], [ [[TY:%.*]], %thread ]
+; CHECK:       thread:
+; CHECK-NEXT:    call void @child__klap_thread(ptr %0, ptr %1, i32 %tid.x, i32 %tid.y, i32 %tid.z, i32 %5, i32 %6, i32 %7, i32 %ctaid.x, i32 %ctaid.y, i32 %ctaid.z, i32 %2, i32 %3, i32 %4)
+; CHECK:         [[X1:%.*]] = add i32 %tid.x, 1
+; CHECK-NEXT:    [[XW:%.*]] = icmp eq i32 [[X1]], %5
+; CHECK:         [[TX]] = select i1 [[XW]], i32 0, i32 [[X1]]
+; CHECK:       next.block:
+; CHECK:         [[B1:%.*]] = add i32 %ctaid.x, 1
+; CHECK-NEXT:    [[BW:%.*]] = icmp eq i32 [[B1]], %2
+; CHECK:         [[BX]] = select i1 [[BW]], i32 0, i32 [[B1]]
+; CHECK-NOT:     {{udiv|urem}}
+; CHECK:       }
