@@ -94,6 +94,16 @@ static cl::opt<unsigned> SerializeThresholdOpt("klap-serialize-threshold",
                                                cl::desc("The most threads a child grid may have to be serialized"),
                                                cl::init(DefaultSerializeThreshold));
 
+// Where the launching grid has at most 16,384 threads (the default chosen by measurement, BENCHMARKS.md,
+// fourteenth session: gc, mstv, mstf at 2,003 to 4,096 parent threads).
+static constexpr unsigned DefaultSerializeSmallGridThreshold = 1024;
+
+static cl::opt<unsigned> SerializeSmallGridThresholdOpt(
+    "klap-serialize-small-grid-threshold",
+    cl::desc("The most working threads a child grid may have to be serialized where the launching grid has at most "
+             "16384 threads (0: -klap-serialize-threshold there too)"),
+    cl::init(DefaultSerializeSmallGridThreshold));
+
 static cl::opt<bool> BlockReuseOpt("klap-block-reuse",
                                    cl::desc("Run the child blocks a parent block launches with the parent block's "
                                             "threads at its end instead of launching them (on with "
@@ -186,6 +196,7 @@ struct KlapRustOptions {
   uint32_t Promote = PromoteUnset;
   uint32_t PromotePool = DefaultPromotePool;
   bool SerializeWarp = false;
+  uint64_t SerializeSmallGridThreshold = DefaultSerializeSmallGridThreshold;
 };
 
 extern "C" {
@@ -319,6 +330,7 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.Serialize = SerializeOpt;
   O.Rust.SerializeWarp = SerializeWarpOpt;
   O.Rust.SerializeThreshold = SerializeThresholdOpt;
+  O.Rust.SerializeSmallGridThreshold = SerializeSmallGridThresholdOpt;
   if (!PromoteOpt.empty()) {
     if (auto P = parsePromote(PromoteOpt))
       O.Rust.Promote = *P;
@@ -342,6 +354,7 @@ KlapOptions optionsFromCommandLine() {
 
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
+//      serialize-small-grid-threshold=N;
 //      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
 //      promote-pool=N;no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
@@ -370,6 +383,11 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       if (P.getAsInteger(10, N))
         return make_error<StringError>("klap: serialize-threshold needs a number", inconvertibleErrorCode());
       O.Rust.SerializeThreshold = N;
+    } else if (P.consume_front("serialize-small-grid-threshold=")) {
+      uint64_t N;
+      if (P.getAsInteger(10, N))
+        return make_error<StringError>("klap: serialize-small-grid-threshold needs a number", inconvertibleErrorCode());
+      O.Rust.SerializeSmallGridThreshold = N;
     } else if (P == "block-reuse" || P == "no-block-reuse") {
       O.Rust.BlockReuse = P == "block-reuse";
     } else if (P.consume_front("block-reuse-queue=")) {
@@ -420,6 +438,7 @@ std::string toParams(const KlapOptions &O) {
   S += O.Rust.SkipLone ? ";skip-lone-launches" : ";no-skip-lone-launches";
   S += O.Rust.Serialize ? ";serialize" : ";no-serialize";
   S += ";serialize-threshold=" + std::to_string(O.Rust.SerializeThreshold);
+  S += ";serialize-small-grid-threshold=" + std::to_string(O.Rust.SerializeSmallGridThreshold);
   if (O.Rust.SerializeWarp)
     S += ";serialize-warp";
   if (O.Rust.PoolBytes)

@@ -764,16 +764,18 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let blocks_left = b.build_int_compare(IntPredicate::ULT, blk.as_basic_value().into_int_value(), nblocks, "").unwrap();
         let below_limit = b.build_int_compare(IntPredicate::ULT, base, limit, "").unwrap();
         let more_blocks = b.build_and(blocks_left, below_limit, "").unwrap();
+        // The block's threads below the limit (where the block is run: base < limit), so that the loop
+        // over them compares one 32-bit count.
+        let left = b.build_int_sub(limit, base, "").unwrap();
+        let fewer = b.build_int_compare(IntPredicate::ULT, left, nthreads64, "").unwrap();
+        let in_block = b.build_select(fewer, left, nthreads64, "").unwrap().into_int_value();
+        let in_block = b.build_int_truncate(in_block, i32t, "in.block").unwrap();
         b.build_conditional_branch(more_blocks, threads_head, exit).unwrap();
 
         b.position_at_end(threads_head);
         let t = b.build_phi(i32t, "t").unwrap();
         let tid_phis = index_phis(&b, "tid");
-        let t64 = b.build_int_z_extend(t.as_basic_value().into_int_value(), i64t, "").unwrap();
-        let linear = b.build_int_add(base, t64, "").unwrap();
-        let threads_left = b.build_int_compare(IntPredicate::ULT, t.as_basic_value().into_int_value(), nthreads, "").unwrap();
-        let thread_below_limit = b.build_int_compare(IntPredicate::ULT, linear, limit, "").unwrap();
-        let more_threads = b.build_and(threads_left, thread_below_limit, "").unwrap();
+        let more_threads = b.build_int_compare(IntPredicate::ULT, t.as_basic_value().into_int_value(), in_block, "").unwrap();
         b.build_conditional_branch(more_threads, thread_body, block_next).unwrap();
 
         b.position_at_end(thread_body);

@@ -113,6 +113,7 @@ pub struct RawOptions {
     promote: u32,
     promote_pool: u32,
     serialize_warp: bool,
+    serialize_small_grid_threshold: u64,
 }
 
 impl RawOptions {
@@ -134,6 +135,7 @@ impl RawOptions {
             serialize: self.serialize || self.granularity == 4,
             serialize_threshold: self.serialize_threshold,
             serialize_warp: self.serialize_warp,
+            serialize_small_grid_threshold: self.serialize_small_grid_threshold,
             // Not part of plain `auto`: it made qt 40x slower on an H100 (2026-11-25); and it does not run
             // beside aggregation, so not under `auto` with `-klap-block-reuse` either (KLAP317, block_reuse.rs).
             block_reuse: self.block_reuse,

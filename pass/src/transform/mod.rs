@@ -45,6 +45,9 @@ pub struct Options {
     pub serialize_threshold: u64,
     /// Serialized children run by the launching warp together (child.rs, `warp_serial`).
     pub serialize_warp: bool,
+    /// The most working threads a child grid may have to be serialized where the launching grid has at
+    /// most `serialize::SMALL_GRID` threads (checked at run time; 0: `serialize_threshold` there too).
+    pub serialize_small_grid_threshold: u64,
     /// Whether a parent block runs the launches it can itself, at its end (transform/block_reuse.rs).
     pub block_reuse: bool,
     /// Launch records a parent block's queue holds.

@@ -4,6 +4,12 @@
 //! Where the child's size is only known at run time the choice is made at run time, and a larger child is
 //! launched as written (and then aggregated, at `auto`).
 //!
+//! Where the launching grid is small (at most `SMALL_GRID` threads) a larger child is serialized too (up to
+//! `serialize_small_grid_threshold` working threads): a grid that small leaves most of the GPU idle, so a
+//! child's parallelism gains less than its launch costs on the way of the grid's last thread. Measured on
+//! an H200: gc (2,003 parent threads) 1.25x and mstv (4,096) 1.15x faster at 1,024 than at 32, gc:rmat
+//! (65,536) best at 32 (BENCHMARKS.md, fourteenth session).
+//!
 //! Sound where running the child at the launch point is one of the schedules the launch allowed: the
 //! child's threads need nothing of each other (no barrier, no shared memory, no warp collective), and the
 //! launch is unordered with the parent's later work (NULL stream under the aggregation's assumption that
@@ -17,7 +23,11 @@ use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, 
 use crate::remarks::Remark;
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
+use crate::runtime::IndexRegister;
 use crate::site::{LaunchModel, LaunchSite, WriteKind};
+
+/// The most threads a launching grid has where `Options::serialize_small_grid_threshold` applies.
+pub const SMALL_GRID: u64 = 16_384;
 
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
     if !model.nvptx || !options.serialize {
@@ -33,24 +43,23 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
         let constant = constant_threads(site);
         let bound = guard_value(site, &variants);
-        let always = constant.is_some_and(|n| n <= options.serialize_threshold);
+        let thresholds = Thresholds::of(options);
+        let always = constant.is_some_and(|n| n <= thresholds.anywhere);
         if let (false, None, Some(n)) = (always, bound, constant) {
-            Remark::SerialTooLarge.emit(ctx, site.launch, &format!("the child grid has {n} threads, more than the threshold {}", options.serialize_threshold));
-            continue;
+            if n > thresholds.most() {
+                Remark::SerialTooLarge.emit(ctx, site.launch, &format!("the child grid has {n} threads, more than the threshold {}", thresholds.describe()));
+                continue;
+            }
         }
-        let how = match (constant, bound) {
-            (Some(n), _) if always => format!("its {n} threads always"),
-            (_, Some(_)) => format!(
-                "its working threads (those below its guard's bound) when there are at most {} (checked at run time; \
-                 larger ones are launched)",
-                options.serialize_threshold
-            ),
-            _ => format!("its threads when there are at most {} (checked at run time; larger ones are launched)", options.serialize_threshold),
+        let working = if bound.is_some() { "its working threads (those below its guard's bound)" } else { "its threads" };
+        let how = match constant {
+            Some(n) if always => format!("its {n} threads always"),
+            _ => format!("{working} when there are at most {} (checked at run time; larger ones are launched)", thresholds.describe()),
         };
         let stream = if site.stream == Stream::SingleLaunch { format!("; {SINGLE_LAUNCH_STREAM}") } else { String::new() };
         // With `serialize-warp`, the lanes of a warp that reach the launch together run their children
         // together; the counts are below 2^bits (at most the threshold).
-        let bits = 64 - options.serialize_threshold.leading_zeros();
+        let bits = 64 - thresholds.most().leading_zeros();
         let warp_serial = match options.serialize_warp {
             true => variants.warp_serial(site.child, bits),
             false => None,
@@ -64,7 +73,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}{stream}{together}", site.child.name()));
         count(Statistic::SerializedLaunch, 1);
         let serial = warp_serial.unwrap_or_else(|| variants.serial(site.child));
-        serialize(module, &entries, serial, site, options.serialize_threshold, always, bound);
+        serialize(module, &entries, serial, site, thresholds, always, bound);
         changed = true;
     }
     entries.retire_replaced(module);
@@ -113,6 +122,32 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
     None
 }
 
+/// The serialization thresholds: anywhere, and where the launching grid is small.
+#[derive(Clone, Copy)]
+struct Thresholds {
+    anywhere: u64,
+    /// Only where larger than `anywhere`.
+    small_grid: Option<u64>,
+}
+
+impl Thresholds {
+    fn of(options: &Options) -> Self {
+        let small = options.serialize_small_grid_threshold;
+        Thresholds { anywhere: options.serialize_threshold, small_grid: (small > options.serialize_threshold).then_some(small) }
+    }
+
+    fn most(self) -> u64 {
+        self.small_grid.unwrap_or(self.anywhere)
+    }
+
+    fn describe(self) -> String {
+        match self.small_grid {
+            Some(small) => format!("{} ({small} where the launching grid has at most {SMALL_GRID} threads)", self.anywhere),
+            None => format!("{}", self.anywhere),
+        }
+    }
+}
+
 /// The child's total thread count when the launch's configuration is constant.
 fn constant_threads(site: &LaunchSite) -> Option<u64> {
     Some(site.grid.constant_product()?.saturating_mul(site.block.constant_product()?))
@@ -139,11 +174,11 @@ fn serialize<'c>(
     entries: &CanonicalEntries<'c>,
     serial: FunctionValue<'c>,
     site: &LaunchSite<'c>,
-    threshold: u64,
+    thresholds: Thresholds,
     always: bool,
     bound: Option<(BasicValueEnum<'c>, bool)>,
 ) {
-    let i64t = module.get_context().i64_type();
+    let (i32t, i64t) = (module.get_context().i32_type(), module.get_context().i64_type());
     let args = ArgValues::capture(module, site);
     let b = builder_before(module, site.launch);
     let dims: Vec<BasicValueEnum<'c>> = [&site.grid, &site.block].into_iter().flat_map(|d| dim3_fields(module, &b, d)).collect();
@@ -174,19 +209,20 @@ fn serialize<'c>(
         return;
     }
     // The constant dimensions folded into one factor, the others multiplied in at run time. After each
-    // product the count is capped just past the threshold: it cannot wrap around, whatever the grid.
-    let cap = i64t.const_int(threshold.saturating_add(1), false);
-    let capped = |v: IntValue<'c>| {
-        let over = b.build_int_compare(IntPredicate::UGT, v, cap, "").unwrap();
-        select(over, cap, v)
+    // product the count is capped just past the largest threshold: it cannot wrap around, whatever the grid.
+    let product_capped = |dims: &[BasicValueEnum<'c>], most: u64| -> IntValue<'c> {
+        let cap = i64t.const_int(most.saturating_add(1), false);
+        let factor = dims.iter().filter_map(|d| d.const_int()).fold(1u64, u64::saturating_mul).min(most.saturating_add(1));
+        let mut total = i64t.const_int(factor, false);
+        for d in dims.iter().filter(|d| d.const_int().is_none()) {
+            let wide = b.build_int_z_extend(d.into_int_value(), i64t, "").unwrap();
+            let product = if factor == 1 && total.is_const() { wide } else { b.build_int_mul(total, wide, "").unwrap() };
+            let over = b.build_int_compare(IntPredicate::UGT, product, cap, "").unwrap();
+            total = select(over, cap, product);
+        }
+        total
     };
-    let factor = dims.iter().filter_map(|d| d.const_int()).fold(1u64, u64::saturating_mul).min(threshold.saturating_add(1));
-    let mut total = i64t.const_int(factor, false);
-    for d in dims.iter().filter(|d| d.const_int().is_none()) {
-        let wide = b.build_int_z_extend(d.into_int_value(), i64t, "").unwrap();
-        let product = if factor == 1 && total.is_const() { wide } else { b.build_int_mul(total, wide, "").unwrap() };
-        total = capped(product);
-    }
+    let total = product_capped(&dims, thresholds.most());
     let work = match bound {
         Some(_) => {
             let fewer = b.build_int_compare(IntPredicate::ULT, limit, total, "").unwrap();
@@ -194,7 +230,20 @@ fn serialize<'c>(
         }
         None => total,
     };
-    let small = b.build_int_compare(IntPredicate::ULE, work, i64t.const_int(threshold, false), "").unwrap();
+    let threshold = match thresholds.small_grid {
+        Some(small) => {
+            let launching: Vec<BasicValueEnum<'c>> = ["ntid", "nctaid"]
+                .into_iter()
+                .flat_map(|register| ["x", "y", "z"].map(|dimension| IndexRegister { register, dimension }))
+                .map(|r| b.call_value(module.get_or_declare(&r.intrinsic(), i32t.fn_type(&[], false)), &[]))
+                .collect();
+            let launching = product_capped(&launching, SMALL_GRID);
+            let few = b.build_int_compare(IntPredicate::ULE, launching, i64t.const_int(SMALL_GRID, false), "").unwrap();
+            select(few, i64t.const_int(small, false), i64t.const_int(thresholds.anywhere, false))
+        }
+        None => i64t.const_int(thresholds.anywhere, false),
+    };
+    let small = b.build_int_compare(IntPredicate::ULE, work, threshold, "").unwrap();
     guarded_replace(module, entries, &fallback_site(module, site), &args, &b, small, |b, _| run_serially(b));
     retire_single_launch_stream(module, site);
 }

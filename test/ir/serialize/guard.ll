@@ -1,6 +1,6 @@
 ; A child whose threads past its one-dimensional guard (`if (blockIdx.x * blockDim.x + threadIdx.x < n)`)
 ; do nothing: only its working threads count toward the threshold, and only they are run.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=64;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=64;serialize-small-grid-threshold=0;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
@@ -65,11 +65,15 @@ done:
   ret void
 }
 
-; The serial loop stops at the limit: a block starts only below it, a thread runs only below it.
+; The serial loop stops at the limit: a block starts only below it, and runs only its threads below it
+; (the fewer of its threads and those left below the limit, counted once per block).
 ; CHECK-LABEL: define internal void @child__klap_serial(
 ; CHECK:       blocks:
 ; CHECK:         [[BASE:%.*]] = mul i64
 ; CHECK:         icmp ult i64 [[BASE]], %8
+; CHECK:         [[LEFT:%.*]] = sub i64 %8, [[BASE]]
+; CHECK-NEXT:    [[FEWER:%.*]] = icmp ult i64 [[LEFT]], [[THREADS:%.*]]
+; CHECK-NEXT:    [[COUNT:%.*]] = select i1 [[FEWER]], i64 [[LEFT]], i64 [[THREADS]]
+; CHECK-NEXT:    %in.block = trunc i64 [[COUNT]] to i32
 ; CHECK:       threads:
-; CHECK:         [[LINEAR:%.*]] = add i64 [[BASE]],
-; CHECK:         icmp ult i64 [[LINEAR]], %8
+; CHECK:         icmp ult i32 %t, %in.block

@@ -1,7 +1,7 @@
 ; A child whose size is only known at run time: serialized when the grid has at most the threshold's threads
 ; (checked at run time), launched as written otherwise, so that no launch is lost. Under
 ; granularity=auto the launch that remains is aggregated per grid.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=64;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=64;serialize-small-grid-threshold=0;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.auto.ll 2>%t.auto.remarks
@@ -24,7 +24,9 @@
 ; AUTO-REMARK: launch of @child aggregated at grid granularity {{.*}}[KLAP200]
 ; AUTO-LABEL: define ptx_kernel void @parent(
 ; AUTO:         call ptr @__klap_grid_enter(
-; AUTO:         icmp ule i64 {{.*}}, 32
+; AUTO:         [[FEW:%.*]] = icmp ule i64 {{.*}}, 16384
+; AUTO-NEXT:    [[THRESHOLD:%.*]] = select i1 [[FEW]], i64 1024, i64 32
+; AUTO-NEXT:    icmp ule i64 {{.*}}, [[THRESHOLD]]
 ; AUTO:         call void @child__klap_serial(
 ; AUTO:         call ptr @__klap_scope_register(
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
