@@ -85,6 +85,8 @@ struct Scope {
   u64 warps;
   u64 threads_done;
   u64 threads; // a warp scope's threads (its exit count waits for them)
+  // The grid is one warp: each thread's first launch is made as written (klap_first_launched).
+  u32 first_launches_as_written;
 };
 
 // A scope's current chunk while one lane takes the next, and where a group has none.
@@ -172,6 +174,8 @@ HELPER void error(const char *format, u32 a, u32 b);
 
 // scope.cu: a block or grid scope with `groups` groups of records of `sizes`, waited for by `warps` warps.
 HELPER void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 warps, u32 in_table);
+// scope.cu: in a grid of one warp, whether this is the calling thread's first launch.
+HELPER bool first_launch();
 
 // register.cu: a scope's chunk pointer, read with a relaxed atomic load.
 HELPER Chunk *load_chunk(Chunk **p);

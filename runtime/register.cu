@@ -154,7 +154,7 @@ INLINE Chunk *scope_current(Scope *s, u32 g, u32 lanes, Chunk *full) {
 // Registers one launch in group `g` of a block or grid scope; returns where its argument record
 // goes, or null: the caller then makes the original launch.
 DEVICE char *__klap_scope_register(Scope *s, u32 g, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem) {
-  if (!s)
+  if (!s || (s->first_launches_as_written && first_launch()))
     return 0;
   u32 blocks = gx * gy * gz;
   u32 live = __nvvm_vote_ballot_sync(active_mask(), blocks != 0);

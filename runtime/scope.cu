@@ -77,6 +77,15 @@ GLOBAL_VAR GridEntry klap_grid_table[GRID_TABLE];
 GLOBAL_VAR u32 klap_grid_lock;
 
 SHARED Scope *klap_scope_ptr;
+// In a grid of one warp, the lanes that have made their first launch (as written).
+SHARED u32 klap_first_launched;
+
+// In a grid of one warp (Scope::first_launches_as_written): whether this is the calling thread's first
+// launch, which it then makes as written.
+HELPER bool first_launch() {
+  u32 bit = 1u << lane_id();
+  return !(__nvvm_atom_or_gen_i((int *)&klap_first_launched, (int)bit) & bit);
+}
 
 // A grid scope's exits are counted per block first (klap_block_exits: exits in the low word, those of
 // groups with a registering lane in the high word). A group with a registering lane adds itself to the
@@ -115,6 +124,7 @@ HELPER void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 w
   s->in_table = in_table;
   s->warps = warps;
   s->threads_done = 0;
+  s->first_launches_as_written = 0;
 }
 
 // Block scope: call at kernel entry, by every thread.
@@ -251,6 +261,15 @@ DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32
     // are one block of 2 threads: 2 lanes to scan a window).
     if (tid_linear() == 0) {
       setup_scope(&klap_block_scope, groups, sizes, 1, (block_threads() + 31) / 32, 0);
+      // A grid of one warp has at most one launch per thread to gather where its threads launch once:
+      // fewer than an aggregated launch and its child's record lookup are worth (ccl's 2-thread parents
+      // launch one child each: 1.13x faster as written than aggregated on an H200, BENCHMARKS.md,
+      // fourteenth session). So each thread's first launch is made as written, and only the later
+      // ones of a thread that launches again (in a loop) are gathered.
+      if (block_threads() <= 32) {
+        klap_block_scope.first_launches_as_written = 1;
+        klap_first_launched = 0;
+      }
       klap_scope_ptr = &klap_block_scope;
     }
   } else if (tid_linear() < 32) {
