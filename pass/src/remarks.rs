@@ -40,6 +40,7 @@ pub enum Remark {
     SerialChildNotDefined,
     SerialChildLoops,
     SerialChildAtomics,
+    LastErrorFolded,
     BlockReused,
     ReuseStreamKept,
     ReuseChildUnfit,
@@ -111,6 +112,7 @@ impl Remark {
             Remark::SerialChildNotDefined => "KLAP304",
             Remark::SerialChildLoops => "KLAP305",
             Remark::SerialChildAtomics => "KLAP306",
+            Remark::LastErrorFolded => "KLAP307",
             Remark::BlockReused => "KLAP310",
             Remark::ReuseStreamKept => "KLAP311",
             Remark::ReuseChildUnfit => "KLAP312",
@@ -177,6 +179,7 @@ impl Remark {
             | Remark::Aggregated
             | Remark::SingleLaunchStream
             | Remark::Serialized
+            | Remark::LastErrorFolded
             | Remark::MallocAggregated
             | Remark::BlockReused
             | Remark::Promoted
@@ -190,7 +193,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
-            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::CalleeScope | Remark::AlreadyTransformed | Remark::Serialized => "",
+            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::CalleeScope | Remark::AlreadyTransformed | Remark::Serialized | Remark::LastErrorFolded => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::BlockReused => "",

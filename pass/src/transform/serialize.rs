@@ -36,6 +36,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     let mut variants = ChildVariants::new(module, None);
     let entries = CanonicalEntries::get(module);
     let mut changed = false;
+    // Kernels a launch left entirely (serialized always): their cudaGetLastError may fold.
+    let mut emptied: Vec<FunctionValue<'c>> = Vec::new();
     for site in &model.sites {
         if let Some((remark, why)) = kept(site, options, &variants, ctx) {
             remark.emit(ctx, site.launch, &why);
@@ -74,10 +76,103 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         count(Statistic::SerializedLaunch, 1);
         let serial = warp_serial.unwrap_or_else(|| variants.serial(site.child));
         serialize(module, &entries, serial, site, thresholds, always, bound);
+        if always && site.caller_is_kernel && !emptied.contains(&site.caller) {
+            emptied.push(site.caller);
+        }
         changed = true;
     }
     entries.retire_replaced(module);
+    for kernel in emptied {
+        fold_last_errors(module, ctx, kernel);
+    }
     changed
+}
+
+/// The device runtime's error queries: they read (and the first resets) the thread's last error.
+const LAST_ERROR_QUERIES: [&str; 4] = ["__cudaCDP2GetLastError", "__cudaCDP2PeekAtLastError", "cudaGetLastError", "cudaPeekAtLastError"];
+
+/// In a kernel whose launch was serialized always, a `cudaGetLastError` (or `cudaPeekAtLastError`) that
+/// no call which may reach the device runtime precedes, on any path from the kernel's entry, returns
+/// cudaSuccess: a thread's last error is its own, and starts as cudaSuccess. The check after the launch
+/// (`if (cudaGetLastError() != cudaSuccess) ...`) is then folded away rather than made as a call into the
+/// device runtime (with its stack frame) in every thread: bt, whose children are all serialized, 1.2x to
+/// 1.4x faster without it on an H200 (BENCHMARKS.md, fourteenth session).
+fn fold_last_errors<'c>(module: &Module<'c>, ctx: Ctx, kernel: FunctionValue<'c>) {
+    let calls = crate::callgraph::CallGraph::build(module);
+    let is_query = |f: FunctionValue<'c>| LAST_ERROR_QUERIES.contains(&f.name().as_str());
+    // Inline assembly reaches the device runtime only through a PTX `call` (CUDA's math headers use
+    // assembly for arithmetic).
+    let asm_calls = |i: InstructionValue<'c>| i.inline_asm_text().is_none_or(|text| text.contains("call"));
+    // A call that may reach the device runtime (or anything unknown): not an intrinsic or an error query,
+    // and a declaration, a call through a pointer or assembly with a call, or a definition reaching one.
+    let may_reach_runtime = |i: InstructionValue<'c>| -> bool {
+        if i.get_opcode() != InstructionOpcode::Call {
+            return false;
+        }
+        if i.calls_inline_asm() {
+            return asm_calls(i);
+        }
+        let Some(f) = i.called_function() else { return true };
+        let name = f.name();
+        if name.starts_with("llvm.") || is_query(f) {
+            return false;
+        }
+        if f.is_declaration() {
+            return true;
+        }
+        calls.reachable_from(f).into_iter().any(|g| {
+            calls.calls_indirectly(g)
+                || g.instructions().into_iter().any(|j| {
+                    j.get_opcode() == InstructionOpcode::Call
+                        && ((j.calls_inline_asm() && asm_calls(j)) || j.called_function().is_some_and(|h| h.is_declaration() && !h.get_name().to_str().is_ok_and(|n| n.starts_with("llvm.")) && !is_query(h)))
+                })
+        })
+    };
+    let queries: Vec<InstructionValue<'c>> = kernel.instructions().into_iter().filter(|i| i.called_function().is_some_and(is_query)).collect();
+    if queries.is_empty() {
+        return;
+    }
+    let mut predecessors: std::collections::HashMap<crate::llvm::BasicBlock<'c>, Vec<crate::llvm::BasicBlock<'c>>> = std::collections::HashMap::new();
+    for block in kernel.get_basic_block_iter() {
+        let Some(end) = block.get_terminator() else { continue };
+        for k in 0..end.get_num_operands() {
+            if let Some(crate::llvm::Operand::Block(next)) = end.get_operand(k) {
+                predecessors.entry(next).or_default().push(block);
+            }
+        }
+    }
+    let i32t = module.get_context().i32_type();
+    for query in queries {
+        // The instructions before the query in its block, then every block that can reach it.
+        let mut before = Vec::new();
+        let mut at = query.get_previous_instruction();
+        while let Some(i) = at {
+            before.push(i);
+            at = i.get_previous_instruction();
+        }
+        // (The query's own block, reached again around a loop, counts whole: what follows the query
+        // comes before it in the next iteration.)
+        let mut seen = Vec::new();
+        let mut work = predecessors.get(&query.block()).cloned().unwrap_or_default();
+        while let Some(block) = work.pop() {
+            if seen.contains(&block) {
+                continue;
+            }
+            seen.push(block);
+            before.extend(block.get_instructions());
+            work.extend(predecessors.get(&block).cloned().unwrap_or_default());
+        }
+        if before.into_iter().any(may_reach_runtime) {
+            continue;
+        }
+        Remark::LastErrorFolded.emit(
+            ctx,
+            query,
+            &format!("@{} returns cudaSuccess here: no call that may reach the device runtime comes before it in its thread", query.called_function().unwrap().name()),
+        );
+        query.result().into_int_value().replace_all_uses_with(i32t.const_zero());
+        query.erase();
+    }
 }
 
 /// Why a launch is launched rather than serialized, or None.
