@@ -87,7 +87,13 @@ struct Scope {
   u64 threads; // a warp scope's threads (its exit count waits for them)
   // The grid is one warp: each thread's first launch is made as written (klap_first_launched).
   u32 first_launches_as_written;
+  // A small grid's scope is each block's own: its exit count waits for the block's threads alone.
+  u32 block_only;
 };
+
+// The most threads of a grid whose grid scope may be each block's own (__klap_grid_enter_small_per_block),
+// as the most threads of a launching grid where the pass serializes larger children (pass/src/runtime.rs).
+enum { SMALL_GRID_THREADS = 16384 };
 
 // A scope's current chunk while one lane takes the next, and where a group has none.
 #define CLAIMING ((Chunk *)1)

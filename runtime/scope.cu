@@ -125,6 +125,7 @@ HELPER void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 w
   s->warps = warps;
   s->threads_done = 0;
   s->first_launches_as_written = 0;
+  s->block_only = 0;
 }
 
 // Block scope: call at kernel entry, by every thread.
@@ -251,22 +252,26 @@ INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
   }
 }
 
-// Grid scope: call at kernel entry, by every thread. (An aggregated child's grid scope is in its chunk,
-// set up by its launch: __klap_child_grid_scope.)
-DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 size4, u32 size5, u32 size6,
-                                 u32 size7) {
-  u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3, size4, size5, size6, size7};
-  if (grid_blocks() == 1) {
-    // Nothing to share with other blocks: the scope is the block's, with no table lookup (ccl's parents
-    // are one block of 2 threads: 2 lanes to scan a window).
+// Grid scope: at kernel entry, by every thread. A one-block grid's scope is the block's, with no table
+// lookup (ccl's parents are one block of 2 threads: 2 lanes to scan a window); so is a small grid's
+// (at most SMALL_GRID_THREADS) where `per_block_if_small`: the pass asks for it where every launch is
+// what serialization left for children above its threshold. There most children were serialized, few
+// launches are left to gather, and the grid-wide scope (the table search, the grid-wide exit count)
+// cost more than gathering them per grid gained (gc's 8 blocks, mstf's and mstv's 4: 1.02x to 1.12x
+// faster per block on an H100, BENCHMARKS.md, fourteenth session). (An aggregated child's grid scope
+// is in its chunk, set up by its launch: __klap_child_grid_scope.)
+INLINE Scope *grid_enter(u32 groups, const u32 *sizes, bool per_block_if_small) {
+  bool one_block = grid_blocks() == 1;
+  if (one_block || (per_block_if_small && grid_blocks() * block_threads() <= SMALL_GRID_THREADS)) {
     if (tid_linear() == 0) {
-      setup_scope(&klap_block_scope, groups, sizes, 1, (block_threads() + 31) / 32, 0);
+      setup_scope(&klap_block_scope, groups, sizes, one_block, (block_threads() + 31) / 32, 0);
+      klap_block_scope.block_only = !one_block;
       // A grid of one warp has at most one launch per thread to gather where its threads launch once:
       // fewer than an aggregated launch and its child's record lookup are worth (ccl's 2-thread parents
       // launch one child each: 1.13x faster as written than aggregated on an H200, BENCHMARKS.md,
       // fourteenth session). So each thread's first launch is made as written, and only the later
       // ones of a thread that launches again (in a loop) are gathered.
-      if (block_threads() <= 32) {
+      if (one_block && block_threads() <= 32) {
         klap_block_scope.first_launches_as_written = 1;
         klap_first_launched = 0;
       }
@@ -281,6 +286,18 @@ DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32
   return klap_scope_ptr;
 }
 
+DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 size4, u32 size5, u32 size6,
+                                 u32 size7) {
+  u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3, size4, size5, size6, size7};
+  return grid_enter(groups, sizes, false);
+}
+
+DEVICE Scope *__klap_grid_enter_small_per_block(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 size4,
+                                                 u32 size5, u32 size6, u32 size7) {
+  u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3, size4, size5, size6, size7};
+  return grid_enter(groups, sizes, true);
+}
+
 // After a registration's record is written, by the registering thread: releases the record (and what
 // the thread saw before its launch) to the thread whose exit completes the scope, whose count this
 // thread's exit adds to after the fence.
@@ -292,6 +309,10 @@ ACCESSOR void __klap_record_written_in_block() {
   fence();
   __nvvm_atom_or_gen_i((int *)&klap_registered_lanes[tid_linear() / 32], (int)(1u << lane_id()));
 }
+
+// The threads a scope's exit count waits for: `expected` (the pass's: the block's or the grid's), or in
+// a small grid's scope, each block's own, the block's.
+INLINE u64 expected_exits(Scope *s, u64 expected) { return s && s->block_only ? block_threads() : expected; }
 
 // The exit count of a scope, by every thread that ran: the lowest of the lanes exiting together adds
 // what `add` gives for them (nothing where 0) to the scope's count; true in that lane alone where the
@@ -321,13 +342,13 @@ template <class Add> INLINE bool count_exit(Scope *s, u64 expected, Add add) {
 // child may see of its parent thread (what that thread saw before its launch) the registration released
 // (__klap_record_written); a fence here, in every warp, stalled qt's blocks on their way out.
 DEVICE bool __klap_scope_exit(Scope *s, u64 expected) {
-  return count_exit(s, expected, [](u32 mask) { return (u64)__builtin_popcount(mask); });
+  return count_exit(s, expected_exits(s, expected), [](u32 mask) { return (u64)__builtin_popcount(mask); });
 }
 
 // A grid scope's exit, by every thread that ran: as __klap_scope_exit, counted per block first
 // (klap_block_exits). `block_threads`: the threads of the block that take part.
 DEVICE bool __klap_grid_scope_exit(Scope *s, u64 expected, u64 block_threads) {
-  return count_exit(s, expected, [&](u32 mask) {
+  return count_exit(s, expected_exits(s, expected), [&](u32 mask) {
     u64 n = __builtin_popcount(mask);
     u64 direct = (klap_registered_lanes[tid_linear() / 32] & mask) ? n : 0;
     u64 before = __nvvm_atom_add_gen_ll((long long *)&klap_block_exits, (long long)(n | direct << 32));

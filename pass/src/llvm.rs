@@ -470,6 +470,17 @@ pub trait InstructionExt<'c>: Copy {
     fn block(self) -> BasicBlock<'c> {
         self.this().get_parent().expect("an instruction in a block")
     }
+    /// Marks the instruction with an empty metadata node of kind `kind` (klap's notes between steps).
+    fn mark(self, kind: &str) {
+        let cx = self.block().get_context();
+        let id = cx.get_kind_id(kind);
+        self.this().set_metadata(cx.metadata_node(&[]), id).expect("a node is metadata");
+    }
+    /// Whether [`Self::mark`] marked the instruction with `kind`.
+    fn marked(self, kind: &str) -> bool {
+        let cx = self.block().get_context();
+        self.this().get_metadata(cx.get_kind_id(kind)).is_some()
+    }
     /// The directly called function of a call (through pointer casts).
     fn called_function(self) -> Option<FunctionValue<'c>> {
         let raw = self.this().as_value_ref();

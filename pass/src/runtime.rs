@@ -87,6 +87,7 @@ pub enum RuntimeFn {
     WarpEnter,
     WarpScopeThreads,
     GridEnter,
+    GridEnterSmallPerBlock,
     ChildGridScope,
     ScopeRegister,
     ScopeLaunch,
@@ -139,6 +140,11 @@ enum Ty {
     Ptr,
 }
 
+/// The most threads of a small grid: where one launches, serialization takes children of up to
+/// `Options::serialize_small_grid_threshold` working threads, and a kernel whose launches are all
+/// serialization's fallbacks gathers them per block (runtime/klap_rt.h's SMALL_GRID_THREADS, the same).
+pub const SMALL_GRID_THREADS: u64 = 16_384;
+
 use Ty::*;
 
 /// The entry points with their C names and signatures (return type, then parameters): one list.
@@ -153,6 +159,7 @@ const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
     (RuntimeFn::WarpEnter, "__klap_warp_enter", Ptr, &[I32; 10]),
     (RuntimeFn::WarpScopeThreads, "__klap_warp_scope_threads", I64, &[Ptr]),
     (RuntimeFn::GridEnter, "__klap_grid_enter", Ptr, &[I32; 9]),
+    (RuntimeFn::GridEnterSmallPerBlock, "__klap_grid_enter_small_per_block", Ptr, &[I32; 9]),
     (RuntimeFn::ChildGridScope, "__klap_child_grid_scope", Ptr, &[]),
     (RuntimeFn::ScopeRegister, "__klap_scope_register", Ptr, &[Ptr, I32, I32, I32, I32, I32, I32, I32, I32]),
     (RuntimeFn::ScopeLaunch, "__klap_scope_launch", Void, &[Ptr, I32, Ptr, Ptr, I32, I64, Ptr, Ptr]),

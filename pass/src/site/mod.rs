@@ -262,7 +262,17 @@ pub fn type_ir(ty: BasicTypeEnum) -> String {
     ty.print_to_string().to_string()
 }
 
+/// The metadata kind serialization marks the launch it leaves for children above its run-time threshold
+/// with (transform/serialize.rs), read by aggregation (a small grid of such launches gathers per block).
+pub const SERIAL_FALLBACK: &str = "klap.serial.fallback";
+
 impl LaunchSite<'_> {
+    /// Whether the launch is what serialization left for children above its threshold, checked at run
+    /// time ([`SERIAL_FALLBACK`]).
+    pub fn is_serial_fallback(&self) -> bool {
+        self.launch.marked(SERIAL_FALLBACK)
+    }
+
     /// The parameters with how their bytes are written, e.g. `8:i32=%21`.
     pub fn describe_args(&self) -> String {
         let mut parts = Vec::new();

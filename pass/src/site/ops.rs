@@ -238,8 +238,8 @@ pub fn emit_launch<'c>(
 }
 
 /// Replaces the launch of `site` by a new path that runs where `cond` (computed before the launch)
-/// holds; elsewhere the launch is made as written, so that no launch is lost when the new path cannot
-/// take it. `new_path` gets a builder positioned in the guarded block. The launch's result becomes
+/// holds; elsewhere the launch is made as written (the launch call returned), so that no launch is lost
+/// when the new path cannot take it. `new_path` gets a builder positioned in the guarded block. The launch's result becomes
 /// success (a launch taken by the new path did not fail).
 pub fn guarded_replace<'c>(
     module: &Module<'c>,
@@ -249,18 +249,19 @@ pub fn guarded_replace<'c>(
     b: &Builder<'c>,
     cond: IntValue<'c>,
     new_path: impl FnOnce(&Builder<'c>, InstructionValue<'c>),
-) {
+) -> InstructionValue<'c> {
     let then_end = site.launch.split_if_then(cond);
     b.position_before(&then_end);
     new_path(b, then_end);
     b.position_before(&site.launch);
     let otherwise = b.build_not(cond, "").expect("builder positioned");
     let else_end = site.launch.split_if_then(otherwise);
-    emit_launch(module, entries, site, args, else_end);
+    let fallback = emit_launch(module, entries, site, args, else_end).call;
     if site.launch.has_users() {
         site.launch.replace_uses_with(module.get_context().i32_type().const_zero());
     }
     erase_site(site);
+    fallback
 }
 
 /// Replaces the launch of `site` by `new_path` everywhere (where the new path always applies). The

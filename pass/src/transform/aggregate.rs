@@ -28,7 +28,7 @@ use crate::llvm::{
     AddressSpace, GlobalValue, InstructionValue, Linkage, Module, Statistic, ValueExt,
 };
 use crate::remarks::Remark;
-use crate::runtime::{IndexRegister, Runtime, RuntimeFn, Settings};
+use crate::runtime::{IndexRegister, Runtime, RuntimeFn, Settings, SMALL_GRID_THREADS};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
 use crate::site::ops::{
     builder_before, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, stream_handle, taken_over_stream, ArgValues,
@@ -412,7 +412,22 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
         let shares = callees.sharing.contains_key(&caller);
         if !placed.scope.is_empty() || shares {
+            let per_block_if_small = granularity == Granularity::Grid && in_variant.is_none() && small_grid_per_block(&placed.scope, shares);
             for site in &placed.scope {
+                if !quiet && per_block_if_small {
+                    single_launch_remark(ctx, site);
+                    Remark::Aggregated.emit(
+                        ctx,
+                        site.launch,
+                        &format!(
+                            "{}; per block where the launching grid has at most {} threads (checked at run time): every launch of its kernel is what serialization left for larger children",
+                            aggregated_message(module, site, aggregated(site.child).unwrap(), granularity),
+                            SMALL_GRID_THREADS
+                        ),
+                    );
+                    count(Statistic::AggregatedLaunch, 1);
+                    continue;
+                }
                 if !quiet && shape.warp_scoped {
                     let why = if shape.launches_in_loop {
                         "launches in a loop"
@@ -732,6 +747,10 @@ impl<'c> Parent<'_, 'c> {
                 self.child_scope_global(v.function).set_initializer(&ty.const_array(&sizes));
                 RuntimeFn::ChildGridScope
             }
+            // A kernel whose every launch is what serialization left for children above its threshold
+            // gathers them per block where its grid is small (the runtime checks: there most children
+            // were serialized, and the grid-wide scope cost more than it gained).
+            (Granularity::Grid, None) if small_grid_per_block(sites, shares) => RuntimeFn::GridEnterSmallPerBlock,
             (Granularity::Grid, None) => RuntimeFn::GridEnter,
             (Granularity::Warp, _) => {
                 let threads = self.expected_threads(&b, Granularity::Block, in_variant.is_some()).into_int_value();
@@ -826,6 +845,12 @@ impl<'c> Parent<'_, 'c> {
         }
         total.into()
     }
+}
+
+/// Whether a kernel's grid scope gathers per block where the grid is small: every launch of it is
+/// serialization's run-time fallback, and no device function registers into it.
+fn small_grid_per_block(sites: &[&LaunchSite], shares: bool) -> bool {
+    !shares && !sites.is_empty() && sites.iter().all(|s| s.is_serial_fallback())
 }
 
 fn skip_allocas(mut inst: InstructionValue) -> InstructionValue {

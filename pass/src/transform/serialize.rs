@@ -4,7 +4,7 @@
 //! Where the child's size is only known at run time the choice is made at run time, and a larger child is
 //! launched as written (and then aggregated, at `auto`).
 //!
-//! Where the launching grid is small (at most `SMALL_GRID` threads) a larger child is serialized too (up to
+//! Where the launching grid is small (at most `SMALL_GRID_THREADS` threads) a larger child is serialized too (up to
 //! `serialize_small_grid_threshold` working threads): a grid that small leaves most of the GPU idle, so a
 //! child's parallelism gains less than its launch costs on the way of the grid's last thread. Measured on
 //! an H200: gc (2,003 parent threads) 1.25x and mstv (4,096) 1.15x faster at 1,024 than at 32, gc:rmat
@@ -23,11 +23,8 @@ use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, 
 use crate::remarks::Remark;
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
-use crate::runtime::IndexRegister;
-use crate::site::{LaunchModel, LaunchSite, WriteKind};
-
-/// The most threads a launching grid has where `Options::serialize_small_grid_threshold` applies.
-pub const SMALL_GRID: u64 = 16_384;
+use crate::runtime::{IndexRegister, SMALL_GRID_THREADS};
+use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
 
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
     if !model.nvptx || !options.serialize {
@@ -237,7 +234,7 @@ impl Thresholds {
 
     fn describe(self) -> String {
         match self.small_grid {
-            Some(small) => format!("{} ({small} where the launching grid has at most {SMALL_GRID} threads)", self.anywhere),
+            Some(small) => format!("{} ({small} where the launching grid has at most {SMALL_GRID_THREADS} threads)", self.anywhere),
             None => format!("{}", self.anywhere),
         }
     }
@@ -332,14 +329,15 @@ fn serialize<'c>(
                 .flat_map(|register| ["x", "y", "z"].map(|dimension| IndexRegister { register, dimension }))
                 .map(|r| b.call_value(module.get_or_declare(&r.intrinsic(), i32t.fn_type(&[], false)), &[]))
                 .collect();
-            let launching = product_capped(&launching, SMALL_GRID);
-            let few = b.build_int_compare(IntPredicate::ULE, launching, i64t.const_int(SMALL_GRID, false), "").unwrap();
+            let launching = product_capped(&launching, SMALL_GRID_THREADS);
+            let few = b.build_int_compare(IntPredicate::ULE, launching, i64t.const_int(SMALL_GRID_THREADS, false), "").unwrap();
             select(few, i64t.const_int(small, false), i64t.const_int(thresholds.anywhere, false))
         }
         None => i64t.const_int(thresholds.anywhere, false),
     };
     let small = b.build_int_compare(IntPredicate::ULE, work, threshold, "").unwrap();
-    guarded_replace(module, entries, &fallback_site(module, site), &args, &b, small, |b, _| run_serially(b));
+    let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, small, |b, _| run_serially(b));
+    fallback.mark(SERIAL_FALLBACK);
     retire_single_launch_stream(module, site);
 }
 
