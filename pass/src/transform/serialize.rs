@@ -18,13 +18,15 @@
 //! orders it after other work: both are launched).
 
 use super::Options;
+use crate::callgraph::CallGraph;
 use crate::child::ChildVariants;
-use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
+use crate::llvm::{count, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Operand, Statistic, ValueExt};
 use crate::remarks::Remark;
+use crate::runtime::{IndexRegister, SMALL_GRID_THREADS};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
-use crate::runtime::{IndexRegister, SMALL_GRID_THREADS};
 use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
+use std::collections::HashMap;
 
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
     if !model.nvptx || !options.serialize {
@@ -95,45 +97,36 @@ const LAST_ERROR_QUERIES: [&str; 4] = ["__cudaCDP2GetLastError", "__cudaCDP2Peek
 /// device runtime (with its stack frame) in every thread: bt, whose children are all serialized, 1.2x to
 /// 1.4x faster without it on an H200 (BENCHMARKS.md, fourteenth session).
 fn fold_last_errors<'c>(module: &Module<'c>, ctx: Ctx, kernel: FunctionValue<'c>) {
-    let calls = crate::callgraph::CallGraph::build(module);
+    let calls = CallGraph::build(module);
     let is_query = |f: FunctionValue<'c>| LAST_ERROR_QUERIES.contains(&f.name().as_str());
-    // Inline assembly reaches the device runtime only through a PTX `call` (CUDA's math headers use
-    // assembly for arithmetic).
-    let asm_calls = |i: InstructionValue<'c>| i.inline_asm_text().is_none_or(|text| text.contains("call"));
-    // A call that may reach the device runtime (or anything unknown): not an intrinsic or an error query,
-    // and a declaration, a call through a pointer or assembly with a call, or a definition reaching one.
-    let may_reach_runtime = |i: InstructionValue<'c>| -> bool {
+    // A call that enters the device runtime itself, or may: a declared function other than an intrinsic
+    // or an error query, a call through a pointer, or inline assembly with a PTX `call` (CUDA's math
+    // headers use assembly for arithmetic).
+    let enters_runtime = |i: InstructionValue<'c>| -> bool {
         if i.get_opcode() != InstructionOpcode::Call {
             return false;
         }
-        if i.calls_inline_asm() {
-            return asm_calls(i);
+        if let Some(text) = i.inline_asm_text() {
+            return text.contains("call");
         }
-        let Some(f) = i.called_function() else { return true };
-        let name = f.name();
-        if name.starts_with("llvm.") || is_query(f) {
-            return false;
-        }
-        if f.is_declaration() {
-            return true;
-        }
-        calls.reachable_from(f).into_iter().any(|g| {
-            calls.calls_indirectly(g)
-                || g.instructions().into_iter().any(|j| {
-                    j.get_opcode() == InstructionOpcode::Call
-                        && ((j.calls_inline_asm() && asm_calls(j)) || j.called_function().is_some_and(|h| h.is_declaration() && !h.get_name().to_str().is_ok_and(|n| n.starts_with("llvm.")) && !is_query(h)))
-                })
-        })
+        i.called_function().is_none_or(|f| f.is_declaration() && !f.name().starts_with("llvm.") && !is_query(f))
+    };
+    // ...or through a function it calls.
+    let may_reach_runtime = |i: InstructionValue<'c>| -> bool {
+        enters_runtime(i)
+            || i.called_function().is_some_and(|f| {
+                !f.is_declaration() && calls.reachable_from(f).into_iter().any(|g| g.instructions().into_iter().any(enters_runtime))
+            })
     };
     let queries: Vec<InstructionValue<'c>> = kernel.instructions().into_iter().filter(|i| i.called_function().is_some_and(is_query)).collect();
     if queries.is_empty() {
         return;
     }
-    let mut predecessors: std::collections::HashMap<crate::llvm::BasicBlock<'c>, Vec<crate::llvm::BasicBlock<'c>>> = std::collections::HashMap::new();
+    let mut predecessors: HashMap<BasicBlock<'c>, Vec<BasicBlock<'c>>> = HashMap::new();
     for block in kernel.get_basic_block_iter() {
         let Some(end) = block.get_terminator() else { continue };
         for k in 0..end.get_num_operands() {
-            if let Some(crate::llvm::Operand::Block(next)) = end.get_operand(k) {
+            if let Some(Operand::Block(next)) = end.get_operand(k) {
                 predecessors.entry(next).or_default().push(block);
             }
         }
