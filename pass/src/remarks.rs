@@ -72,6 +72,7 @@ pub enum Remark {
     PoolIndexRead,
     PromotedOverlap,
     PromoteNoOverlap,
+    PromoteLaunchedElsewhere,
 }
 
 impl Remark {
@@ -144,6 +145,7 @@ impl Remark {
             Remark::PoolIndexRead => "KLAP414",
             Remark::PromotedOverlap => "KLAP415",
             Remark::PromoteNoOverlap => "KLAP416",
+            Remark::PromoteLaunchedElsewhere => "KLAP417",
         }
     }
 
@@ -215,7 +217,8 @@ impl Remark {
             | Remark::PromoteOtherLaunches
             | Remark::PromoteConfigNotAtEntry
             | Remark::PromoteThreadEnd
-            | Remark::PromoteParameters => "launch not promoted: ",
+            | Remark::PromoteParameters
+            | Remark::PromoteLaunchedElsewhere => "launch not promoted: ",
             Remark::SerialChildCollective
             | Remark::SerialStreamKept
             | Remark::SerialTooLarge

@@ -20,7 +20,7 @@
 use super::Options;
 use crate::callgraph::CallGraph;
 use crate::child::ChildVariants;
-use crate::llvm::{count, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Operand, Statistic, ValueExt};
+use crate::llvm::{count, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Operand, PointerValue, Statistic, ValueExt};
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, SMALL_GRID_THREADS};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
@@ -35,8 +35,10 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     let mut variants = ChildVariants::new(module, None);
     let entries = CanonicalEntries::get(module);
     let mut changed = false;
-    // Kernels a launch left entirely (serialized always): their cudaGetLastError may fold.
+    // Kernels a launch left entirely (serialized always) and launches serialized with a run-time check,
+    // per kernel: their cudaGetLastError may fold.
     let mut emptied: Vec<FunctionValue<'c>> = Vec::new();
+    let mut checked: Vec<(FunctionValue<'c>, InstructionValue<'c>)> = Vec::new();
     for site in &model.sites {
         if let Some((remark, why)) = kept(site, options, &variants, ctx) {
             remark.emit(ctx, site.launch, &why);
@@ -74,15 +76,23 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}{stream}{together}", site.child.name()));
         count(Statistic::SerializedLaunch, 1);
         let serial = warp_serial.unwrap_or_else(|| variants.serial(site.child));
-        serialize(module, &entries, serial, site, thresholds, always, bound);
-        if always && site.caller_is_kernel && !emptied.contains(&site.caller) {
-            emptied.push(site.caller);
+        let fallback = serialize(module, &entries, serial, site, thresholds, always, bound);
+        if site.caller_is_kernel {
+            if always && !emptied.contains(&site.caller) {
+                emptied.push(site.caller);
+            }
+            if let Some(fallback) = fallback {
+                checked.push((site.caller, fallback));
+            }
         }
         changed = true;
     }
     entries.retire_replaced(module);
-    for kernel in emptied {
-        fold_last_errors(module, ctx, kernel);
+    let mut kernels = emptied;
+    kernels.extend(checked.iter().map(|(k, _)| *k).filter(|k| !kernels.contains(k)).collect::<Vec<_>>());
+    for kernel in kernels {
+        let fallbacks: Vec<InstructionValue<'c>> = checked.iter().filter(|(k, _)| *k == kernel).map(|(_, f)| *f).collect();
+        fold_last_errors(module, ctx, kernel, &fallbacks);
     }
     changed
 }
@@ -90,13 +100,16 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 /// The device runtime's error queries: they read (and the first resets) the thread's last error.
 const LAST_ERROR_QUERIES: [&str; 4] = ["__cudaCDP2GetLastError", "__cudaCDP2PeekAtLastError", "cudaGetLastError", "cudaPeekAtLastError"];
 
-/// In a kernel whose launch was serialized always, a `cudaGetLastError` (or `cudaPeekAtLastError`) that
-/// no call which may reach the device runtime precedes, on any path from the kernel's entry, returns
-/// cudaSuccess: a thread's last error is its own, and starts as cudaSuccess. The check after the launch
-/// (`if (cudaGetLastError() != cudaSuccess) ...`) is then folded away rather than made as a call into the
+/// In a kernel with a serialized launch, a `cudaGetLastError` (or `cudaPeekAtLastError`) that no call
+/// which may reach the device runtime precedes, on any path from the kernel's entry, returns cudaSuccess:
+/// a thread's last error is its own, and starts as cudaSuccess. The check after the launch (`if
+/// (cudaGetLastError() != cudaSuccess) ...`) is then folded away rather than made as a call into the
 /// device runtime (with its stack frame) in every thread: bt, whose children are all serialized, 1.2x to
-/// 1.4x faster without it on an H200 (BENCHMARKS.md, fourteenth session).
-fn fold_last_errors<'c>(module: &Module<'c>, ctx: Ctx, kernel: FunctionValue<'c>) {
+/// 1.4x faster without it on an H200 (BENCHMARKS.md, fourteenth session). Where the calls before it are
+/// only launches that serializations with a run-time check made for larger children (`fallbacks`), it
+/// is made only once one of them ran (a flag they set), and is cudaSuccess before (mstf 1.02x to 1.08x
+/// faster with the check on the launch's path alone).
+fn fold_last_errors<'c>(module: &Module<'c>, ctx: Ctx, kernel: FunctionValue<'c>, fallbacks: &[InstructionValue<'c>]) {
     let calls = CallGraph::build(module);
     let is_query = |f: FunctionValue<'c>| LAST_ERROR_QUERIES.contains(&f.name().as_str());
     // A call that enters the device runtime itself, or may: a declared function other than an intrinsic
@@ -132,6 +145,9 @@ fn fold_last_errors<'c>(module: &Module<'c>, ctx: Ctx, kernel: FunctionValue<'c>
         }
     }
     let i32t = module.get_context().i32_type();
+    // Whether a fallback launch ran in this thread, and the fallbacks that set it.
+    let mut launched: Option<PointerValue<'c>> = None;
+    let mut flagged: Vec<InstructionValue<'c>> = Vec::new();
     for query in queries {
         // The instructions before the query in its block, then every block that can reach it.
         let mut before = Vec::new();
@@ -152,17 +168,58 @@ fn fold_last_errors<'c>(module: &Module<'c>, ctx: Ctx, kernel: FunctionValue<'c>
             before.extend(block.get_instructions());
             work.extend(predecessors.get(&block).cloned().unwrap_or_default());
         }
-        if before.into_iter().any(may_reach_runtime) {
+        let reaching: Vec<InstructionValue<'c>> = before.into_iter().filter(|&i| may_reach_runtime(i)).collect();
+        let name = query.called_function().unwrap().name();
+        if reaching.is_empty() {
+            Remark::LastErrorFolded.emit(ctx, query, &format!("@{name} returns cudaSuccess here: no call that may reach the device runtime comes before it in its thread"));
+            query.result().into_int_value().replace_all_uses_with(i32t.const_zero());
+            query.erase();
             continue;
+        }
+        // Each call before it a fallback launch or its parameter buffer's call: the fallbacks it follows.
+        let buffer = |f: InstructionValue<'c>| f.operand(0).instruction_of(InstructionOpcode::Call);
+        let sources: Option<Vec<InstructionValue<'c>>> =
+            reaching.iter().map(|&i| fallbacks.iter().copied().find(|&f| i == f || Some(i) == buffer(f))).collect();
+        let Some(sources) = sources else { continue };
+        let flag = *launched.get_or_insert_with(|| {
+            let slot = entry_alloca(module, kernel, module.get_context().bool_type().into(), 1).into_pointer_value();
+            let first = kernel.entry_block().get_instructions().into_iter().find(|i| i.get_opcode() != InstructionOpcode::Alloca).expect("a terminator");
+            builder_before(module, first).build_store(slot, module.get_context().bool_type().const_zero()).unwrap();
+            slot
+        });
+        for f in sources {
+            if !flagged.contains(&f) {
+                builder_before(module, buffer(f).unwrap_or(f)).build_store(flag, module.get_context().bool_type().const_all_ones()).unwrap();
+                flagged.push(f);
+            }
         }
         Remark::LastErrorFolded.emit(
             ctx,
             query,
-            &format!("@{} returns cudaSuccess here: no call that may reach the device runtime comes before it in its thread", query.called_function().unwrap().name()),
+            &format!(
+                "@{name} is called only once a launch made for a child too large to serialize ran: before, it returns cudaSuccess \
+                 (no other call that may reach the device runtime comes before it)"
+            ),
         );
-        query.result().into_int_value().replace_all_uses_with(i32t.const_zero());
-        query.erase();
+        let b = builder_before(module, query);
+        let ran = b.build_load(module.get_context().bool_type(), flag, "launched").unwrap().into_int_value();
+        made_only_if(module, query, ran);
     }
+}
+
+/// Makes `query` only where `launched` holds; elsewhere its result is cudaSuccess.
+fn made_only_if<'c>(module: &Module<'c>, query: InstructionValue<'c>, launched: IntValue<'c>) {
+    let b = builder_before(module, query);
+    let head = query.block();
+    let then_end = query.split_if_then(launched);
+    let tail = query.block();
+    b.position_before(&then_end);
+    query.move_to(&b);
+    b.position_before(&tail.get_first_instruction().expect("the tail holds what followed the query"));
+    let ty = query.result().get_type();
+    let error = b.build_phi(ty, "last.error").unwrap();
+    query.result().replace_uses_with(error.as_basic_value());
+    error.add_incoming(&[(&ty.const_zero(), head), (&query.result(), then_end.block())]);
 }
 
 /// Why a launch is launched rather than serialized, or None.
@@ -262,7 +319,7 @@ fn serialize<'c>(
     thresholds: Thresholds,
     always: bool,
     bound: Option<(BasicValueEnum<'c>, bool)>,
-) {
+) -> Option<InstructionValue<'c>> {
     let (i32t, i64t) = (module.get_context().i32_type(), module.get_context().i64_type());
     let args = ArgValues::capture(module, site);
     let b = builder_before(module, site.launch);
@@ -291,7 +348,7 @@ fn serialize<'c>(
     if always {
         replace(module, site, run_serially);
         retire_single_launch_stream(module, site);
-        return;
+        return None;
     }
     // The constant dimensions folded into one factor, the others multiplied in at run time. After each
     // product the count is capped just past the largest threshold: it cannot wrap around, whatever the grid.
@@ -332,6 +389,7 @@ fn serialize<'c>(
     let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, small, |b, _| run_serially(b));
     fallback.mark(SERIAL_FALLBACK);
     retire_single_launch_stream(module, site);
+    Some(fallback)
 }
 
 /// The child's parameters as values at the builder: a parameter the launch writes whole with one store is

@@ -145,3 +145,42 @@ body:
 exit:
   ret void
 }
+
+; A run-time check: the query follows only the launch made for a child too large to serialize, so it is
+; made only once that launch ran (a flag it sets); before, it is cudaSuccess.
+; REMARK: remark: {{.*}}@__cudaCDP2GetLastError is called only once a launch made for a child too large to serialize ran: before, it returns cudaSuccess (no other call that may reach the device runtime comes before it) [KLAP307]
+; CHECK-LABEL: define ptx_kernel void @checked(
+; CHECK:         [[FLAG:%.*]] = alloca i1, align 1
+; CHECK:         store i1 false, ptr [[FLAG]]
+; CHECK:         call void @child__klap_serial(
+; CHECK:         store i1 true, ptr [[FLAG]]
+; CHECK-NEXT:    call ptr @__cudaCDP2GetParameterBufferV2(ptr @child
+; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
+; CHECK:         [[RAN:%.*]] = load i1, ptr [[FLAG]]
+; CHECK-NEXT:    br i1 [[RAN]], label %[[CALL:.*]], label %[[JOIN:.*]]
+; CHECK:       [[CALL]]:
+; CHECK-NEXT:    [[E:%.*]] = call i32 @__cudaCDP2GetLastError()
+; CHECK:       [[JOIN]]:
+; CHECK-NEXT:    %last.error = phi i32 [ 0, %{{.*}} ], [ [[E]], %[[CALL]] ]
+; CHECK-NEXT:    store i32 %last.error, ptr %errors
+define ptx_kernel void @checked(ptr %out, ptr %errors, i32 %n) {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  %gv = insertvalue %struct.dim3 { i32 poison, i32 1, i32 1 }, i32 %n, 0
+  store %struct.dim3 %gv, ptr %g, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %done
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a1, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  br label %done
+done:
+  %e = call i32 @__cudaCDP2GetLastError()
+  store i32 %e, ptr %errors, align 4
+  ret void
+}

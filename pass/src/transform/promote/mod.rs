@@ -147,6 +147,27 @@ impl Candidate<'_> {
     }
 }
 
+/// Where launches are aggregated, why a kernel that another kernel launches is not promoted: its
+/// instances launched from there are aggregated, and the promoted kernel's blocks then serve the records
+/// of several grids of any shape, where several threads pass its test of threadIdx.x (fuzz case 1405-26:
+/// a promoted kernel launched with 3-D blocks and with two blocks by another kernel printed another
+/// checksum at auto and hung with basic promotion beside aggregation; at granularity none it was right).
+fn launched_elsewhere<'c>(model: &LaunchModel<'c>, site: &LaunchSite<'c>, options: &Options) -> Option<(Remark, String)> {
+    if options.granularity == super::Granularity::None {
+        return None;
+    }
+    let other = model.sites.iter().find(|s| s.child == site.child && s.caller != site.child)?;
+    Some((
+        Remark::PromoteLaunchedElsewhere,
+        format!(
+            "@{} also launches @{}, and launches are aggregated ({} granularity): only a kernel launched by itself and the host is promoted beside aggregation",
+            other.caller.name(),
+            site.child.name(),
+            options.granularity.as_str()
+        ),
+    ))
+}
+
 /// Whether `site` can be promoted; else the remark saying which condition failed.
 pub fn detect<'c>(module: &Module<'c>, model: &LaunchModel<'c>, graph: &LaunchGraph<'c>, calls: &CallGraph<'c>, site: &LaunchSite<'c>) -> Result<Candidate<'c>, (Remark, String)> {
     let kernel = site.caller;
@@ -402,7 +423,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     let pool = options.promote.pools().then_some(options.promote_pool.max(1));
     let mut chosen: Vec<(FunctionValue<'c>, Candidate<'c>)> = Vec::new();
     for site in &model.sites {
-        let detected = detect(module, model, &graph, &calls, site).and_then(|c| match pool {
+        let detected = detect(module, model, &graph, &calls, site).and_then(|c| launched_elsewhere(model, site, options).map_or(Ok(c), Err)).and_then(|c| match pool {
             Some(_) => detect_pool(&calls, site, &c.passed_on).map(|()| c),
             None => Ok(c),
         });
