@@ -148,6 +148,14 @@ pub fn entry_alloca<'c>(module: &Module<'c>, f: FunctionValue<'c>, ty: BasicType
     builder_before(module, first).alloca_aligned(ty, align)
 }
 
+/// The first instruction at or after `inst` that is not an alloca (where code at a function's entry goes).
+pub fn skip_allocas(mut inst: InstructionValue) -> InstructionValue {
+    while inst.get_opcode() == InstructionOpcode::Alloca {
+        inst = inst.get_next_instruction().unwrap();
+    }
+    inst
+}
+
 /// The argument bytes of a launch as values available at the launch, with where they go.
 pub struct ArgValues<'c> {
     pub writes: Vec<(u64, BasicValueEnum<'c>, u32)>,

@@ -31,7 +31,7 @@ use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, Runtime, RuntimeFn, Settings, SMALL_GRID_THREADS};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
 use crate::site::ops::{
-    builder_before, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, stream_handle, taken_over_stream, ArgValues,
+    builder_before, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, skip_allocas, stream_handle, taken_over_stream, ArgValues,
     CanonicalEntries,
 };
 use crate::site::{self, param_layout, uniform, LaunchModel, LaunchSite};
@@ -382,15 +382,16 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         let granularity = options.granularity;
         let shape = CallerShape::of(&model, caller, &sites, granularity);
         let placed = place(ctx, caller, &shape, sites, &callees, quiet);
-        let reported = |site: &LaunchSite<'c>, g: Granularity| {
+        // `note`: what the remark adds after the aggregation's description.
+        let reported = |site: &LaunchSite<'c>, g: Granularity, note: &str| {
             if !quiet {
                 single_launch_remark(ctx, site);
-                Remark::Aggregated.emit(ctx, site.launch, &aggregated_message(module, site, aggregated(site.child).unwrap(), g));
+                Remark::Aggregated.emit(ctx, site.launch, &format!("{}{note}", aggregated_message(module, site, aggregated(site.child).unwrap(), g)));
                 count(Statistic::AggregatedLaunch, 1);
             }
         };
         for site in placed.warp {
-            reported(site, Granularity::Warp);
+            reported(site, Granularity::Warp, "");
             parent.aggregate_at_warp(site, aggregated(site.child).unwrap(), &counted);
         }
         for (site, group) in placed.joining {
@@ -407,27 +408,18 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                     ),
                 );
             }
-            reported(site, granularity);
+            reported(site, granularity, "");
             parent.aggregate_in_callee_scope(site, aggregated(site.child).unwrap(), group);
         }
         let shares = callees.sharing.contains_key(&caller);
         if !placed.scope.is_empty() || shares {
-            let per_block_if_small = granularity == Granularity::Grid && in_variant.is_none() && small_grid_per_block(&placed.scope, shares);
+            let note = match granularity == Granularity::Grid && in_variant.is_none() && small_grid_per_block(&placed.scope, shares) {
+                true => format!(
+                    "; per block where the launching grid has at most {SMALL_GRID_THREADS} threads (checked at run time): every launch of its kernel is what serialization left for larger children"
+                ),
+                false => String::new(),
+            };
             for site in &placed.scope {
-                if !quiet && per_block_if_small {
-                    single_launch_remark(ctx, site);
-                    Remark::Aggregated.emit(
-                        ctx,
-                        site.launch,
-                        &format!(
-                            "{}; per block where the launching grid has at most {} threads (checked at run time): every launch of its kernel is what serialization left for larger children",
-                            aggregated_message(module, site, aggregated(site.child).unwrap(), granularity),
-                            SMALL_GRID_THREADS
-                        ),
-                    );
-                    count(Statistic::AggregatedLaunch, 1);
-                    continue;
-                }
                 if !quiet && shape.warp_scoped {
                     let why = if shape.launches_in_loop {
                         "launches in a loop"
@@ -442,7 +434,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                         &format!("its kernel {why}: the launches of each warp are made when the warp's last thread returns (a warp scope)"),
                     );
                 }
-                reported(site, granularity);
+                reported(site, granularity, &note);
             }
             // Whether one thread of a block reaches each launch (qt's), judged on the kernel as written:
             // in its aggregated variant, threadIdx is the runtime's.
@@ -853,9 +845,4 @@ fn small_grid_per_block(sites: &[&LaunchSite], shares: bool) -> bool {
     !shares && !sites.is_empty() && sites.iter().all(|s| s.is_serial_fallback())
 }
 
-fn skip_allocas(mut inst: InstructionValue) -> InstructionValue {
-    while inst.get_opcode() == InstructionOpcode::Alloca {
-        inst = inst.get_next_instruction().unwrap();
-    }
-    inst
-}
+

@@ -24,7 +24,7 @@ use crate::llvm::{count, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, F
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, SMALL_GRID_THREADS};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
-use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
+use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, skip_allocas, ArgValues, CanonicalEntries};
 use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
 use std::collections::HashMap;
 
@@ -35,10 +35,9 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     let mut variants = ChildVariants::new(module, None);
     let entries = CanonicalEntries::get(module);
     let mut changed = false;
-    // Kernels a launch left entirely (serialized always) and launches serialized with a run-time check,
-    // per kernel: their cudaGetLastError may fold.
-    let mut emptied: Vec<FunctionValue<'c>> = Vec::new();
-    let mut checked: Vec<(FunctionValue<'c>, InstructionValue<'c>)> = Vec::new();
+    // Per kernel with a serialized launch, the launches serialization left for larger children (where it
+    // checks at run time): its cudaGetLastError may fold.
+    let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
     for site in &model.sites {
         if let Some((remark, why)) = kept(site, options, &variants, ctx) {
             remark.emit(ctx, site.launch, &why);
@@ -78,21 +77,20 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         let serial = warp_serial.unwrap_or_else(|| variants.serial(site.child));
         let fallback = serialize(module, &entries, serial, site, thresholds, always, bound);
         if site.caller_is_kernel {
-            if always && !emptied.contains(&site.caller) {
-                emptied.push(site.caller);
-            }
-            if let Some(fallback) = fallback {
-                checked.push((site.caller, fallback));
-            }
+            let at = folds.iter().position(|(k, _)| *k == site.caller).unwrap_or_else(|| {
+                folds.push((site.caller, Vec::new()));
+                folds.len() - 1
+            });
+            folds[at].1.extend(fallback);
         }
         changed = true;
     }
     entries.retire_replaced(module);
-    let mut kernels = emptied;
-    kernels.extend(checked.iter().map(|(k, _)| *k).filter(|k| !kernels.contains(k)).collect::<Vec<_>>());
-    for kernel in kernels {
-        let fallbacks: Vec<InstructionValue<'c>> = checked.iter().filter(|(k, _)| *k == kernel).map(|(_, f)| *f).collect();
-        fold_last_errors(module, ctx, kernel, &fallbacks);
+    if !folds.is_empty() {
+        let calls = CallGraph::build(module);
+        for (kernel, fallbacks) in folds {
+            fold_last_errors(module, ctx, &calls, kernel, &fallbacks);
+        }
     }
     changed
 }
@@ -109,8 +107,7 @@ const LAST_ERROR_QUERIES: [&str; 4] = ["__cudaCDP2GetLastError", "__cudaCDP2Peek
 /// only launches that serializations with a run-time check made for larger children (`fallbacks`), it
 /// is made only once one of them ran (a flag they set), and is cudaSuccess before (mstf 1.02x to 1.08x
 /// faster with the check on the launch's path alone).
-fn fold_last_errors<'c>(module: &Module<'c>, ctx: Ctx, kernel: FunctionValue<'c>, fallbacks: &[InstructionValue<'c>]) {
-    let calls = CallGraph::build(module);
+fn fold_last_errors<'c>(module: &Module<'c>, ctx: Ctx, calls: &CallGraph<'c>, kernel: FunctionValue<'c>, fallbacks: &[InstructionValue<'c>]) {
     let is_query = |f: FunctionValue<'c>| LAST_ERROR_QUERIES.contains(&f.name().as_str());
     // A call that enters the device runtime itself, or may: a declared function other than an intrinsic
     // or an error query, a call through a pointer, or inline assembly with a PTX `call` (CUDA's math
@@ -183,7 +180,7 @@ fn fold_last_errors<'c>(module: &Module<'c>, ctx: Ctx, kernel: FunctionValue<'c>
         let Some(sources) = sources else { continue };
         let flag = *launched.get_or_insert_with(|| {
             let slot = entry_alloca(module, kernel, module.get_context().bool_type().into(), 1).into_pointer_value();
-            let first = kernel.entry_block().get_instructions().into_iter().find(|i| i.get_opcode() != InstructionOpcode::Alloca).expect("a terminator");
+            let first = skip_allocas(kernel.entry_block().get_first_instruction().expect("an entry block with a terminator"));
             builder_before(module, first).build_store(slot, module.get_context().bool_type().const_zero()).unwrap();
             slot
         });

@@ -184,3 +184,41 @@ done:
   store i32 %e, ptr %errors, align 4
   ret void
 }
+
+; Two launches checked at run time before the query: one flag, set by either fallback, and the query made
+; once (each kernel's queries are folded once).
+; CHECK-LABEL: define ptx_kernel void @two_checked(
+; CHECK:         [[FLAG:%.*]] = alloca i1, align 1
+; CHECK-NOT:     alloca i1
+; CHECK:         store i1 false, ptr [[FLAG]]
+; CHECK:         store i1 true, ptr [[FLAG]]
+; CHECK:         store i1 true, ptr [[FLAG]]
+; CHECK:         [[RAN:%.*]] = load i1, ptr [[FLAG]]
+; CHECK-NEXT:    br i1 [[RAN]]
+; CHECK:         call i32 @__cudaCDP2GetLastError()
+; CHECK-NOT:     load i1, ptr [[FLAG]]
+; CHECK:         ret void
+define ptx_kernel void @two_checked(ptr %out, ptr %errors, i32 %n, i32 %m) {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  %gv = insertvalue %struct.dim3 { i32 poison, i32 1, i32 1 }, i32 %n, 0
+  store %struct.dim3 %gv, ptr %g, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  store ptr %out, ptr %buf, align 8
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a1, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  %g2 = alloca %struct.dim3, align 4
+  %gv2 = insertvalue %struct.dim3 { i32 poison, i32 1, i32 1 }, i32 %m, 0
+  store %struct.dim3 %gv2, ptr %g2, align 4
+  %buf2 = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, ptr byval(%struct.dim3) align 4 %g2, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  store ptr %out, ptr %buf2, align 8
+  %a2 = getelementptr inbounds i8, ptr %buf2, i64 8
+  store i32 %m, ptr %a2, align 4
+  %r2 = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf2, ptr null)
+  %e = call i32 @__cudaCDP2GetLastError()
+  store i32 %e, ptr %errors, align 4
+  ret void
+}
