@@ -19,8 +19,11 @@
 //!   device function, its index registers passed as arguments (the table's order), `byval` parameters
 //!   as plain pointers that it copies from. Only for a child whose threads need nothing of each other
 //!   ([`ChildVariants::runs_alone`]).
-//! - [`VariantKind::Serial`]: `K__klap_serial(params..., gx, gy, gz, bx, by, bz)`, every thread of a
-//!   child grid, one after another, in the calling thread.
+//! - [`VariantKind::Serial`]: `K__klap_serial(params..., gx, gy, gz, bx, by, bz, limit)`, every thread of
+//!   a child grid below `limit` (linear), one after another, in the calling thread.
+//! - [`VariantKind::SerialInBound`]: `K__klap_serial_in_bound`, the serial variant for a `limit` that is
+//!   the child's guard bound ([`ChildVariants::guard_bound`]): every thread it runs passes the guard, so
+//!   its copy of the thread's code branches past the guard's test.
 //! - [`VariantKind::WarpSerial`]: `K__klap_warp_serial(...)`, the serial variant's parameters: the
 //!   children of the lanes of a warp that call it together, their threads shared out over those lanes
 //!   (each run by the thread variant with its owner lane's arguments, shuffled from it).
@@ -57,6 +60,8 @@ pub enum VariantKind {
     Aggregated,
     Thread,
     Serial,
+    /// The serial variant whose limit is the child's guard bound: the guard's test folded.
+    SerialInBound,
     /// The serial variant run by the launching warp together (warp_serial).
     WarpSerial,
     Block,
@@ -288,34 +293,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// past n (linear, in a one-dimensional grid of one-dimensional blocks) do nothing. Returns the index
     /// of n among the parameters and whether the comparison is signed.
     pub fn guard_bound(&self, kernel: FunctionValue<'c>) -> Option<(u32, bool)> {
-        let branch = kernel.entry_block().get_terminator()?;
-        if branch.get_opcode() != InstructionOpcode::Br || branch.get_num_operands() != 3 {
-            return None;
-        }
-        // A conditional branch's operands: the condition, the false successor, the true successor.
-        let cond = branch.operand(0).instruction_of(InstructionOpcode::ICmp)?;
-        let successor = |i: u32| match branch.get_operand(i) {
-            Some(crate::llvm::Operand::Block(b)) => Some(b),
-            _ => None,
-        };
-        let (on_false, on_true) = (successor(1)?, successor(2)?);
-        let (a, b) = (cond.operand(0), cond.operand(1));
-        use IntPredicate::*;
-        // Normalized to "x < n works": (signed, the successor the threads past n take).
-        let (n, signed, exit) = match cond.get_icmp_predicate()? {
-            SLT if is_linear_x(a) => (b, true, on_false),
-            ULT if is_linear_x(a) => (b, false, on_false),
-            SGT if is_linear_x(b) => (a, true, on_false),
-            UGT if is_linear_x(b) => (a, false, on_false),
-            SGE if is_linear_x(a) => (b, true, on_true),
-            UGE if is_linear_x(a) => (b, false, on_true),
-            SLE if is_linear_x(b) => (a, true, on_true),
-            ULE if is_linear_x(b) => (a, false, on_true),
-            _ => return None,
-        };
-        let only_returns = exit.get_first_instruction().is_some_and(|i| i.get_opcode() == InstructionOpcode::Return);
-        let (f, index) = n.as_param()?;
-        (only_returns && f == kernel && n.get_type().is_int_type()).then_some((index, signed))
+        guard(kernel).map(|g| (g.bound, g.signed))
     }
 
     /// `kernel` and every function its calls may reach.
@@ -389,7 +367,33 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let key = (kernel, VariantKind::Serial);
         if !self.variants.contains_key(&key) {
             let thread = self.thread(kernel);
-            let v = self.build_serial(kernel, thread);
+            let v = self.build_serial(kernel, thread, "__klap_serial");
+            self.variants.insert(key, v);
+        }
+        self.variants[&key].function
+    }
+
+    /// [`Self::serial`] for a `limit` that is the child's guard bound (callers check [`Self::guard_bound`]):
+    /// every thread it runs is below the bound, so its thread's code skips the guard's test.
+    pub fn serial_in_bound(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
+        let key = (kernel, VariantKind::SerialInBound);
+        if !self.variants.contains_key(&key) {
+            let thread = self.build_one_thread(kernel, "__klap_thread_in_bound", &[]).function;
+            let guard = guard(kernel).expect("callers check guard_bound");
+            // The clone's first block after its entry is the kernel's entry, ending in the guard's branch.
+            let test = thread.get_basic_blocks()[1].get_terminator().expect("a cloned entry block");
+            let Some(crate::llvm::Operand::Block(working)) = test.get_operand(guard.working) else {
+                unreachable!("the guard's branch has two successors")
+            };
+            let b = self.module.get_context().create_builder();
+            b.position_before(&test);
+            b.build_unconditional_branch(working).expect("builder positioned");
+            let condition = test.operand(0).instruction_of(InstructionOpcode::ICmp);
+            test.erase();
+            if let Some(c) = condition.filter(|c| c.get_first_use().is_none()) {
+                c.erase();
+            }
+            let v = self.build_serial(kernel, thread, "__klap_serial_in_bound");
             self.variants.insert(key, v);
         }
         self.variants[&key].function
@@ -718,7 +722,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         c
     }
 
-    fn build_serial(&mut self, kernel: FunctionValue<'c>, thread: FunctionValue<'c>) -> Variant<'c> {
+    fn build_serial(&mut self, kernel: FunctionValue<'c>, thread: FunctionValue<'c>, suffix: &str) -> Variant<'c> {
         let module = self.module;
         let cx = module.get_context();
         let i32t = cx.i32_type();
@@ -727,7 +731,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         types.extend((0..6).map(|_| BasicMetadataTypeEnum::from(i32t)));
         // The threads past the first `limit` (linear, x fastest) do nothing (the child's guard): not run.
         types.push(cx.i64_type().into());
-        let f = module.add_function(&format!("{}__klap_serial", kernel.name()), cx.void_type().fn_type(&types, false), Some(Linkage::Internal));
+        let f = module.add_function(&format!("{}{suffix}", kernel.name()), cx.void_type().fn_type(&types, false), Some(Linkage::Internal));
         f.add_inline_always();
         let p: Vec<BasicValueEnum<'c>> = f.get_params();
         let dim = |i: usize| p[n + i].into_int_value();
@@ -1149,4 +1153,45 @@ pub fn barrier_function<'c>(
     b.position_at_end(cx.append_basic_block(f, "entry"));
     body(&b, f);
     f
+}
+
+/// A kernel's entry guard (see [`ChildVariants::guard_bound`]).
+struct Guard {
+    /// The bound's index among the kernel's parameters.
+    bound: u32,
+    signed: bool,
+    /// The operand of the entry's branch that is the successor of the threads below the bound.
+    working: u32,
+}
+
+fn guard(kernel: FunctionValue<'_>) -> Option<Guard> {
+    let branch = kernel.entry_block().get_terminator()?;
+    if branch.get_opcode() != InstructionOpcode::Br || branch.get_num_operands() != 3 {
+        return None;
+    }
+    // A conditional branch's operands: the condition, the false successor, the true successor.
+    let cond = branch.operand(0).instruction_of(InstructionOpcode::ICmp)?;
+    let successor = |i: u32| match branch.get_operand(i) {
+        Some(crate::llvm::Operand::Block(b)) => Some(b),
+        _ => None,
+    };
+    let (on_false, on_true) = (successor(1)?, successor(2)?);
+    let (a, b) = (cond.operand(0), cond.operand(1));
+    use IntPredicate::*;
+    // Normalized to "x < n works": (n, signed, the operand of the successor the threads past n take).
+    let (n, signed, exit) = match cond.get_icmp_predicate()? {
+        SLT if is_linear_x(a) => (b, true, 1),
+        ULT if is_linear_x(a) => (b, false, 1),
+        SGT if is_linear_x(b) => (a, true, 1),
+        UGT if is_linear_x(b) => (a, false, 1),
+        SGE if is_linear_x(a) => (b, true, 2),
+        UGE if is_linear_x(a) => (b, false, 2),
+        SLE if is_linear_x(b) => (a, true, 2),
+        ULE if is_linear_x(b) => (a, false, 2),
+        _ => return None,
+    };
+    let exit_block = if exit == 1 { on_false } else { on_true };
+    let only_returns = exit_block.get_first_instruction().is_some_and(|i| i.get_opcode() == InstructionOpcode::Return);
+    let (f, index) = n.as_param()?;
+    (only_returns && f == kernel && n.get_type().is_int_type()).then_some(Guard { bound: index, signed, working: 3 - exit })
 }

@@ -74,7 +74,11 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         };
         Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}{stream}{together}", site.child.name()));
         count(Statistic::SerializedLaunch, 1);
-        let serial = warp_serial.unwrap_or_else(|| variants.serial(site.child));
+        let serial = match (warp_serial, bound) {
+            (Some(f), _) => f,
+            (None, Some(_)) => variants.serial_in_bound(site.child),
+            (None, None) => variants.serial(site.child),
+        };
         let fallback = serialize(module, &entries, serial, site, thresholds, always, bound);
         if site.caller_is_kernel {
             let at = folds.iter().position(|(k, _)| *k == site.caller).unwrap_or_else(|| {

@@ -42,7 +42,7 @@ done:
 ; CHECK:         [[FEWER:%.*]] = icmp ult i64 [[LIMIT]], [[TOTAL:%.*]]
 ; CHECK-NEXT:    [[WORK:%.*]] = select i1 [[FEWER]], i64 [[LIMIT]], i64 [[TOTAL]]
 ; CHECK-NEXT:    [[SMALL:%.*]] = icmp ule i64 [[WORK]], 64
-; CHECK:         call void @child__klap_serial(ptr %out, i32 %n, i32 %blocks, i32 1, i32 1, i32 256, i32 1, i32 1, i64 [[LIMIT]])
+; CHECK:         call void @child__klap_serial_in_bound(ptr %out, i32 %n, i32 %blocks, i32 1, i32 1, i32 256, i32 1, i32 1, i64 [[LIMIT]])
 define ptx_kernel void @parent(ptr %out, i32 %n) {
 entry:
   %g = alloca %struct.dim3, align 4
@@ -65,9 +65,20 @@ done:
   ret void
 }
 
+; Every thread the loop runs is below the guard's bound: its copy of the child's code goes straight to the
+; work, without the guard's test (a compare and a branch per serialized thread).
+; CHECK-LABEL: define internal void @child__klap_thread_in_bound(
+; CHECK:       klap.entry:
+; CHECK-NEXT:    br label %entry.klap
+; CHECK:       entry.klap:
+; CHECK-NOT:     icmp
+; CHECK:         br label %work.klap
+; CHECK:       work.klap:
+; CHECK:         store i32 1, ptr
+
 ; The serial loop stops at the limit: a block starts only below it, and runs only its threads below it
 ; (the fewer of its threads and those left below the limit, counted once per block).
-; CHECK-LABEL: define internal void @child__klap_serial(
+; CHECK-LABEL: define internal void @child__klap_serial_in_bound(
 ; CHECK:       blocks:
 ; CHECK:         [[BASE:%.*]] = mul i64
 ; CHECK:         icmp ult i64 [[BASE]], %8
@@ -77,3 +88,5 @@ done:
 ; CHECK-NEXT:    %in.block = trunc i64 [[COUNT]] to i32
 ; CHECK:       threads:
 ; CHECK:         icmp ult i32 %t, %in.block
+; CHECK:         call void @child__klap_thread_in_bound(
+

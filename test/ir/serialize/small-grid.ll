@@ -60,7 +60,7 @@ define ptx_kernel void @plain(ptr %out, i32 %k) {
 ; CHECK-NEXT:    [[THRESHOLD:%.*]] = select i1 [[FEW]], i64 1024, i64 32
 ; CHECK-NEXT:    [[SMALL:%.*]] = icmp ule i64 [[WORK]], [[THRESHOLD]]
 ; CHECK:         br i1 [[SMALL]]
-; CHECK:         call void @child__klap_serial(ptr %out, i32 %n, i32 %blocks, i32 1, i32 1, i32 256, i32 1, i32 1, i64 [[LIMIT]])
+; CHECK:         call void @child__klap_serial_in_bound(ptr %out, i32 %n, i32 %blocks, i32 1, i32 1, i32 256, i32 1, i32 1, i64 [[LIMIT]])
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; OFF-LABEL: define ptx_kernel void @guarded(
 ; OFF-NOT:       sreg.nctaid
