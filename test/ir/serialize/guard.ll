@@ -65,6 +65,48 @@ done:
   ret void
 }
 
+; The other form of the guard, `if (idx >= n) return;`: its copy goes on to the work too, never to the return.
+define ptx_kernel void @child_ret(ptr %out, i32 %n) {
+entry:
+  %c = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %w = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %base = mul nuw i32 %w, %c
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %i = add nuw i32 %base, %t
+  %past = icmp uge i32 %i, %n
+  br i1 %past, label %out_of_range, label %work
+out_of_range:
+  ret void
+work:
+  %p = getelementptr inbounds i32, ptr %out, i32 %i
+  store i32 2, ptr %p, align 4
+  ret void
+}
+
+; CHECK-LABEL: define ptx_kernel void @parent_ret(
+; CHECK:         call void @child_ret__klap_serial_in_bound(
+define ptx_kernel void @parent_ret(ptr %out, i32 %n) {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  %n255 = add i32 %n, 255
+  %blocks = udiv i32 %n255, 256
+  %gv = insertvalue %struct.dim3 { i32 poison, i32 1, i32 1 }, i32 %blocks, 0
+  store %struct.dim3 %gv, ptr %g, align 4
+  store %struct.dim3 { i32 256, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child_ret, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %done
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a1, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  br label %done
+done:
+  ret void
+}
+
 ; Every thread the loop runs is below the guard's bound: its copy of the child's code goes straight to the
 ; work, without the guard's test (a compare and a branch per serialized thread).
 ; CHECK-LABEL: define internal void @child__klap_thread_in_bound(
@@ -90,3 +132,9 @@ done:
 ; CHECK:         icmp ult i32 %t, %in.block
 ; CHECK:         call void @child__klap_thread_in_bound(
 
+; CHECK-LABEL: define internal void @child_ret__klap_thread_in_bound(
+; CHECK:       entry.klap:
+; CHECK-NOT:     icmp
+; CHECK:         br label %work.klap
+; CHECK:       work.klap:
+; CHECK:         store i32 2, ptr
