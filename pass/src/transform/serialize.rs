@@ -26,7 +26,7 @@ use crate::runtime::{IndexRegister, SMALL_GRID_THREADS};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, skip_allocas, ArgValues, CanonicalEntries};
 use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
     if !model.nvptx || !options.serialize {
@@ -35,6 +35,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     let mut variants = ChildVariants::new(module, None);
     let entries = CanonicalEntries::get(module);
     let mut changed = false;
+    let thresholds = Thresholds::of(options);
     // Per kernel with a serialized launch, the launches serialization left for larger children (where it
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
@@ -45,7 +46,6 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
         let constant = constant_threads(site);
         let bound = guard_value(site, &variants);
-        let thresholds = Thresholds::of(options);
         let always = constant.is_some_and(|n| n <= thresholds.anywhere);
         if let (false, None, Some(n)) = (always, bound, constant) {
             if n > thresholds.most() {
@@ -91,9 +91,9 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     }
     entries.retire_replaced(module);
     if !folds.is_empty() {
-        let calls = CallGraph::build(module);
+        let reaching_runtime = CallGraph::build(module).functions_reaching(enters_runtime);
         for (kernel, fallbacks) in folds {
-            fold_last_errors(module, ctx, &calls, kernel, &fallbacks);
+            fold_last_errors(module, ctx, &reaching_runtime, kernel, &fallbacks);
         }
     }
     changed
@@ -101,6 +101,23 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 
 /// The device runtime's error queries: they read (and the first resets) the thread's last error.
 const LAST_ERROR_QUERIES: [&str; 4] = ["__cudaCDP2GetLastError", "__cudaCDP2PeekAtLastError", "cudaGetLastError", "cudaPeekAtLastError"];
+
+fn is_last_error_query(f: FunctionValue) -> bool {
+    LAST_ERROR_QUERIES.contains(&f.name().as_str())
+}
+
+/// A call that enters the device runtime itself, or may: a declared function other than an intrinsic or
+/// an error query, a call through a pointer, or inline assembly with a PTX `call` (CUDA's math headers
+/// use assembly for arithmetic).
+fn enters_runtime(i: InstructionValue) -> bool {
+    if i.get_opcode() != InstructionOpcode::Call {
+        return false;
+    }
+    if let Some(text) = i.inline_asm_text() {
+        return text.contains("call");
+    }
+    i.called_function().is_none_or(|f| f.is_declaration() && !f.name().starts_with("llvm.") && !is_last_error_query(f))
+}
 
 /// In a kernel with a serialized launch, a `cudaGetLastError` (or `cudaPeekAtLastError`) that no call
 /// which may reach the device runtime precedes, on any path from the kernel's entry, returns cudaSuccess:
@@ -111,28 +128,18 @@ const LAST_ERROR_QUERIES: [&str; 4] = ["__cudaCDP2GetLastError", "__cudaCDP2Peek
 /// only launches that serializations with a run-time check made for larger children (`fallbacks`), it
 /// is made only once one of them ran (a flag they set), and is cudaSuccess before (mstf 1.02x to 1.08x
 /// faster with the check on the launch's path alone).
-fn fold_last_errors<'c>(module: &Module<'c>, ctx: Ctx, calls: &CallGraph<'c>, kernel: FunctionValue<'c>, fallbacks: &[InstructionValue<'c>]) {
-    let is_query = |f: FunctionValue<'c>| LAST_ERROR_QUERIES.contains(&f.name().as_str());
-    // A call that enters the device runtime itself, or may: a declared function other than an intrinsic
-    // or an error query, a call through a pointer, or inline assembly with a PTX `call` (CUDA's math
-    // headers use assembly for arithmetic).
-    let enters_runtime = |i: InstructionValue<'c>| -> bool {
-        if i.get_opcode() != InstructionOpcode::Call {
-            return false;
-        }
-        if let Some(text) = i.inline_asm_text() {
-            return text.contains("call");
-        }
-        i.called_function().is_none_or(|f| f.is_declaration() && !f.name().starts_with("llvm.") && !is_query(f))
-    };
-    // ...or through a function it calls.
-    let may_reach_runtime = |i: InstructionValue<'c>| -> bool {
-        enters_runtime(i)
-            || i.called_function().is_some_and(|f| {
-                !f.is_declaration() && calls.reachable_from(f).into_iter().any(|g| g.instructions().into_iter().any(enters_runtime))
-            })
-    };
-    let queries: Vec<InstructionValue<'c>> = kernel.instructions().into_iter().filter(|i| i.called_function().is_some_and(is_query)).collect();
+/// `reaching_runtime`: the defined functions with a call that [`enters_runtime`], or whose calls may reach one.
+fn fold_last_errors<'c>(
+    module: &Module<'c>,
+    ctx: Ctx,
+    reaching_runtime: &HashSet<FunctionValue<'c>>,
+    kernel: FunctionValue<'c>,
+    fallbacks: &[InstructionValue<'c>],
+) {
+    let may_reach_runtime =
+        |i: InstructionValue<'c>| enters_runtime(i) || i.called_function().is_some_and(|f| reaching_runtime.contains(&f));
+    let queries: Vec<InstructionValue<'c>> =
+        kernel.instructions().into_iter().filter(|i| i.called_function().is_some_and(is_last_error_query)).collect();
     if queries.is_empty() {
         return;
     }
