@@ -413,7 +413,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
         let shares = callees.sharing.contains_key(&caller);
         if !placed.scope.is_empty() || shares {
-            let note = match granularity == Granularity::Grid && in_variant.is_none() && small_grid_per_block(&placed.scope, shares) {
+            let per_block_if_small = granularity == Granularity::Grid && in_variant.is_none() && small_grid_per_block(&placed.scope, shares);
+            let note = match per_block_if_small {
                 true => format!(
                     "; per block where the launching grid has at most {SMALL_GRID_THREADS} threads (checked at run time): every launch of its kernel is what serialization left for larger children"
                 ),
@@ -441,7 +442,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             let as_written = children.iter().copied().find(|&k| aggregated(k).is_some_and(|v| v.function == caller)).unwrap_or(caller);
             let mut own = model.sites.iter().filter(|s| s.caller == as_written).peekable();
             let lone = own.peek().is_some() && own.all(|s| s.lone);
-            parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares, lone);
+            parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares, lone, per_block_if_small);
         }
     }
     entries.retire_replaced(module);
@@ -700,6 +701,7 @@ impl<'c> Parent<'_, 'c> {
         granularity: Granularity,
         shares: bool,
         lone: bool,
+        per_block_if_small: bool,
     ) {
         let variant_of = |child: FunctionValue<'c>| self.variants.get(child, VariantKind::Aggregated).unwrap();
         // Entry: every thread still runs here.
@@ -742,7 +744,7 @@ impl<'c> Parent<'_, 'c> {
             // A kernel whose every launch is what serialization left for children above its threshold
             // gathers them per block where its grid is small (the runtime checks: there most children
             // were serialized, and the grid-wide scope cost more than it gained).
-            (Granularity::Grid, None) if small_grid_per_block(sites, shares) => RuntimeFn::GridEnterSmallPerBlock,
+            (Granularity::Grid, None) if per_block_if_small => RuntimeFn::GridEnterSmallPerBlock,
             (Granularity::Grid, None) => RuntimeFn::GridEnter,
             (Granularity::Warp, _) => {
                 let threads = self.expected_threads(&b, Granularity::Block, in_variant.is_some()).into_int_value();
@@ -844,5 +846,3 @@ impl<'c> Parent<'_, 'c> {
 fn small_grid_per_block(sites: &[&LaunchSite], shares: bool) -> bool {
     !shares && !sites.is_empty() && sites.iter().all(|s| s.is_serial_fallback())
 }
-
-
