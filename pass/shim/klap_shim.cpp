@@ -104,6 +104,24 @@ static cl::opt<unsigned> SerializeSmallGridThresholdOpt(
              "16384 threads (0: -klap-serialize-threshold there too)"),
     cl::init(DefaultSerializeSmallGridThreshold));
 
+// A warp runs its lanes' children a child warp at a time: a child of N threads costs it N / 32 steps.
+// Chosen by measurement on the GPU: BENCHMARKS.md (sixteenth session).
+static constexpr unsigned DefaultWarpRunThreshold = 16384;
+
+static cl::opt<unsigned> WarpRunThresholdOpt(
+    "klap-warp-run-threshold",
+    cl::desc("The most threads a child grid whose threads talk within their warp (shuffles, votes, reductions) may "
+             "have to be run by the launching warp instead of launched, where serialization is on (0: never)"),
+    cl::init(DefaultWarpRunThreshold));
+
+// Where the launching grid has fewer threads, its launches are launched (transform/serialize.rs says why).
+static constexpr unsigned DefaultWarpRunGridThreads = 65536;
+
+static cl::opt<unsigned> WarpRunGridThreadsOpt(
+    "klap-warp-run-grid-threads",
+    cl::desc("The fewest threads a launching grid must have for its warps to run their children themselves"),
+    cl::init(DefaultWarpRunGridThreads), cl::Hidden);
+
 static cl::opt<bool> BlockReuseOpt("klap-block-reuse",
                                    cl::desc("Run the child blocks a parent block launches with the parent block's "
                                             "threads at its end instead of launching them (on with "
@@ -197,6 +215,8 @@ struct KlapRustOptions {
   uint32_t PromotePool = DefaultPromotePool;
   bool SerializeWarp = false;
   uint64_t SerializeSmallGridThreshold = DefaultSerializeSmallGridThreshold;
+  uint64_t WarpRunThreshold = DefaultWarpRunThreshold;
+  uint64_t WarpRunGridThreads = DefaultWarpRunGridThreads;
 };
 
 extern "C" {
@@ -331,6 +351,8 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.SerializeWarp = SerializeWarpOpt;
   O.Rust.SerializeThreshold = SerializeThresholdOpt;
   O.Rust.SerializeSmallGridThreshold = SerializeSmallGridThresholdOpt;
+  O.Rust.WarpRunThreshold = WarpRunThresholdOpt;
+  O.Rust.WarpRunGridThreads = WarpRunGridThreadsOpt;
   if (!PromoteOpt.empty()) {
     if (auto P = parsePromote(PromoteOpt))
       O.Rust.Promote = *P;
@@ -354,7 +376,7 @@ KlapOptions optionsFromCommandLine() {
 
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
-//      serialize-small-grid-threshold=N;
+//      serialize-small-grid-threshold=N;warp-run-threshold=N;warp-run-grid-threads=N;
 //      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
 //      promote-pool=N;no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
@@ -388,6 +410,16 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       if (P.getAsInteger(10, N))
         return make_error<StringError>("klap: serialize-small-grid-threshold needs a number", inconvertibleErrorCode());
       O.Rust.SerializeSmallGridThreshold = N;
+    } else if (P.consume_front("warp-run-threshold=")) {
+      uint64_t N;
+      if (P.getAsInteger(10, N))
+        return make_error<StringError>("klap: warp-run-threshold needs a number", inconvertibleErrorCode());
+      O.Rust.WarpRunThreshold = N;
+    } else if (P.consume_front("warp-run-grid-threads=")) {
+      uint64_t N;
+      if (P.getAsInteger(10, N))
+        return make_error<StringError>("klap: warp-run-grid-threads needs a number", inconvertibleErrorCode());
+      O.Rust.WarpRunGridThreads = N;
     } else if (P == "block-reuse" || P == "no-block-reuse") {
       O.Rust.BlockReuse = P == "block-reuse";
     } else if (P.consume_front("block-reuse-queue=")) {
@@ -439,6 +471,8 @@ std::string toParams(const KlapOptions &O) {
   S += O.Rust.Serialize ? ";serialize" : ";no-serialize";
   S += ";serialize-threshold=" + std::to_string(O.Rust.SerializeThreshold);
   S += ";serialize-small-grid-threshold=" + std::to_string(O.Rust.SerializeSmallGridThreshold);
+  S += ";warp-run-threshold=" + std::to_string(O.Rust.WarpRunThreshold);
+  S += ";warp-run-grid-threads=" + std::to_string(O.Rust.WarpRunGridThreads);
   if (O.Rust.SerializeWarp)
     S += ";serialize-warp";
   if (O.Rust.PoolBytes)

@@ -27,6 +27,10 @@
 //! - [`VariantKind::WarpSerial`]: `K__klap_warp_serial(...)`, the serial variant's parameters: the
 //!   children of the lanes of a warp that call it together, their threads shared out over those lanes
 //!   (each run by the thread variant with its owner lane's arguments, shuffled from it).
+//! - [`VariantKind::WarpRun`]: `K__klap_warp_run(params..., gx, gy, gz, bx, by, bz, i1 mine)`, called by
+//!   all 32 lanes of a warp together: the children of the lanes that pass `mine`, one after another, each
+//!   run a child warp at a time, lane l playing lane l of the child's warp (its thread `32 w + l`). For a
+//!   child whose threads talk within their warp but not beyond ([`ChildVariants::runs_by_warp`]).
 //! - [`VariantKind::Block`]: `K__klap_block(params..., i32 x 12, i32 threads)`, the code of one child
 //!   thread as the thread variant has it, for a parent block whose threads run one child block together
 //!   (block reuse): its static and dynamic shared memory stay shared memory, its warp collectives stay
@@ -64,6 +68,8 @@ pub enum VariantKind {
     SerialInBound,
     /// The serial variant run by the launching warp together (warp_serial).
     WarpSerial,
+    /// The children of a warp's lanes run by the whole warp, a child warp at a time (warp_run).
+    WarpRun,
     Block,
     Promoted,
     Pool,
@@ -250,6 +256,19 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// Whether each thread of `kernel` can run alone, one after another in one thread: nothing in it or
     /// in what it calls waits for, or talks to, another thread of its block or warp. Else why not.
     pub fn runs_alone(&self, kernel: FunctionValue<'c>) -> Result<(), String> {
+        self.runs_serially(kernel, false)
+    }
+
+    /// Whether the threads of `kernel` can be run a warp at a time by a warp of the launching grid, each
+    /// lane playing the child thread of its own lane number ([`VariantKind::WarpRun`]): as
+    /// [`Self::runs_alone`], but its threads may talk within their warp (shuffles, votes, reductions,
+    /// matches, `__activemask`, `__syncwarp`, lane numbers and masks), since the lanes of the child's
+    /// warp are then the lanes of one warp. Nothing of the block: no barrier, no shared memory.
+    pub fn runs_by_warp(&self, kernel: FunctionValue<'c>) -> Result<(), String> {
+        self.runs_serially(kernel, true)
+    }
+
+    fn runs_serially(&self, kernel: FunctionValue<'c>, by_warp: bool) -> Result<(), String> {
         // Its launches would be made inside the serial loop, launches in a loop next to the aggregation's
         // warp-synchronous runtime code: test/gpu/multilevel at auto (mid serialized, some of its leaf
         // launches left to launch there) hung on an H100 in every run.
@@ -273,7 +292,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
                 }
                 if let Some(callee) = inst.called_function() {
                     let name = callee.name();
-                    if let Some(what) = thread_collective(&name) {
+                    if let Some(what) = thread_collective(&name).filter(|_| !(by_warp && within_warp(&name))) {
                         return Err(format!("it {what}{within}"));
                     }
                     if self.readers.contains(&callee) && (0..callee.count_params()).any(|i| callee.param_byval_type(i).is_some()) {
@@ -407,8 +426,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// is spread evenly over the lanes, and consecutive threads of one child run on consecutive lanes.
     /// None where a parameter cannot be shuffled (by value, an aggregate or a vector).
     pub fn warp_serial(&mut self, kernel: FunctionValue<'c>, bits: u32) -> Option<FunctionValue<'c>> {
-        let shuffles = |t: BasicTypeEnum| matches!(t, BasicTypeEnum::IntType(_) | BasicTypeEnum::FloatType(_) | BasicTypeEnum::PointerType(_));
-        if (0..kernel.count_params()).any(|i| kernel.param_byval_type(i).is_some()) || !kernel.get_params().iter().all(|p| shuffles(p.get_type())) {
+        if !Self::shufflable(kernel) {
             return None;
         }
         let key = (kernel, VariantKind::WarpSerial);
@@ -551,6 +569,159 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.build_return(None).unwrap();
         base.add_incoming(&[(&c32(0), entry), (&base_next, next)]);
         let body_start = run.get_first_instruction().unwrap();
+        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
+    }
+
+    /// Whether every parameter of `kernel` can be shuffled between lanes: integers, floats and pointers,
+    /// none by value.
+    pub fn shufflable(kernel: FunctionValue<'c>) -> bool {
+        let shuffles = |t: BasicTypeEnum| matches!(t, BasicTypeEnum::IntType(_) | BasicTypeEnum::FloatType(_) | BasicTypeEnum::PointerType(_));
+        (0..kernel.count_params()).all(|i| kernel.param_byval_type(i).is_none()) && kernel.get_params().iter().all(|p| shuffles(p.get_type()))
+    }
+
+    /// The warp-run variant of `kernel` ([`VariantKind::WarpRun`]; callers check [`Self::runs_by_warp`]),
+    /// or None where a parameter cannot be shuffled between lanes (by value, an aggregate or a vector).
+    pub fn warp_run(&mut self, kernel: FunctionValue<'c>) -> Option<FunctionValue<'c>> {
+        if !Self::shufflable(kernel) {
+            return None;
+        }
+        let key = (kernel, VariantKind::WarpRun);
+        if !self.variants.contains_key(&key) {
+            let thread = self.thread(kernel);
+            let v = self.build_warp_run(kernel, thread);
+            self.variants.insert(key, v);
+        }
+        Some(self.variants[&key].function)
+    }
+
+    fn build_warp_run(&mut self, kernel: FunctionValue<'c>, thread: FunctionValue<'c>) -> Variant<'c> {
+        let module = self.module;
+        let cx = module.get_context();
+        let (i1t, i32t) = (cx.bool_type(), cx.i32_type());
+        let n = kernel.count_params() as usize;
+        let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_params().iter().map(|p| p.get_type().into()).collect();
+        types.extend((0..6).map(|_| BasicMetadataTypeEnum::from(i32t)));
+        types.push(i1t.into());
+        let f = module.add_function(&format!("{}__klap_warp_run", kernel.name()), cx.void_type().fn_type(&types, false), Some(Linkage::Internal));
+        f.add_inline_always();
+        f.set_convergent();
+        let intrinsic = |name: &str, ty: crate::llvm::FunctionType<'c>| module.get_or_declare(name, ty);
+        let ballot = intrinsic("llvm.nvvm.vote.ballot.sync", i32t.fn_type(&[i32t.into(), i1t.into()], false));
+        let warp_sync = intrinsic("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[i32t.into()], false));
+        let shfl = intrinsic("llvm.nvvm.shfl.sync.idx.i32", i32t.fn_type(&[i32t.into(), i32t.into(), i32t.into(), i32t.into()], false));
+        let cttz = intrinsic("llvm.cttz.i32", i32t.fn_type(&[i32t.into(), i1t.into()], false));
+        let laneid = intrinsic("llvm.nvvm.read.ptx.sreg.laneid", i32t.fn_type(&[], false));
+        let p: Vec<BasicValueEnum<'c>> = f.get_params();
+        let block_of = |name: &str| cx.append_basic_block(f, name);
+        let (entry, children, child, blocks, warps, run, flat, shaped, call, next) = (
+            block_of("entry"),
+            block_of("children"),
+            block_of("child"),
+            block_of("blocks"),
+            block_of("warps"),
+            block_of("run"),
+            block_of("run.flat"),
+            block_of("run.shaped"),
+            block_of("call"),
+            block_of("next"),
+        );
+        let (block_done, child_done, exit) = (block_of("block.done"), block_of("child.done"), block_of("exit"));
+        let b = cx.create_builder();
+        let c32 = |v: u64| i32t.const_int(v, false);
+        let all = i32t.const_all_ones();
+
+        b.position_at_end(entry);
+        // The lanes' writes before their launches are seen by every lane that runs a thread of their children.
+        b.call(warp_sync, &[all.into()]);
+        let owners = b.call_value(ballot, &[all.into(), p[n + 6]]).into_int_value();
+        let lane = b.call_value(laneid, &[]).into_int_value();
+        b.build_unconditional_branch(children).unwrap();
+
+        // Each owner's child in turn, lowest lane first.
+        b.position_at_end(children);
+        let left = b.build_phi(i32t, "left").unwrap();
+        let left_v = left.as_basic_value().into_int_value();
+        let any = b.build_int_compare(IntPredicate::NE, left_v, c32(0), "").unwrap();
+        b.build_conditional_branch(any, child, exit).unwrap();
+
+        b.position_at_end(child);
+        let owner = b.call_value(cttz, &[left_v.into(), i1t.const_all_ones().into()]).into_int_value();
+        let args: Vec<BasicValueEnum<'c>> = p[..n + 6].iter().map(|v| shuffle(module, &b, shfl, all, owner, *v)).collect();
+        let dim = |i: usize| args[n + i].into_int_value();
+        let grid = [dim(0), dim(1), dim(2)];
+        let block = [dim(3), dim(4), dim(5)];
+        let threads = product3(&b, block);
+        let warps_per_block = b.build_int_unsigned_div(b.build_int_add(threads, c32(31), "").unwrap(), c32(32), "").unwrap();
+        let blocks_total = product3(&b, grid);
+        let one_d = {
+            let y1 = b.build_int_compare(IntPredicate::EQ, block[1], c32(1), "").unwrap();
+            let z1 = b.build_int_compare(IntPredicate::EQ, block[2], c32(1), "").unwrap();
+            b.build_and(y1, z1, "").unwrap()
+        };
+        let child_end = b.get_insert_block().unwrap();
+        b.build_unconditional_branch(blocks).unwrap();
+
+        // The child's blocks in x-fastest order, counted like an odometer.
+        b.position_at_end(blocks);
+        let done_blocks = b.build_phi(i32t, "block.count").unwrap();
+        let ctaid_phis: Vec<_> = ["ctaid.x", "ctaid.y", "ctaid.z"].iter().map(|name| b.build_phi(i32t, name).unwrap()).collect();
+        let ctaid: [IntValue<'c>; 3] = std::array::from_fn(|d| ctaid_phis[d].as_basic_value().into_int_value());
+        let more_blocks = b.build_int_compare(IntPredicate::ULT, done_blocks.as_basic_value().into_int_value(), blocks_total, "").unwrap();
+        b.build_conditional_branch(more_blocks, warps, child_done).unwrap();
+
+        // A block's warps; lane l plays thread 32 w + l where the block has it.
+        b.position_at_end(warps);
+        let warp = b.build_phi(i32t, "warp").unwrap();
+        let warp_v = warp.as_basic_value().into_int_value();
+        let more_warps = b.build_int_compare(IntPredicate::ULT, warp_v, warps_per_block, "").unwrap();
+        b.build_conditional_branch(more_warps, run, block_done).unwrap();
+
+        b.position_at_end(run);
+        let t = b.build_int_add(b.build_int_mul(warp_v, c32(32), "").unwrap(), lane, "t").unwrap();
+        let has = b.build_int_compare(IntPredicate::ULT, t, threads, "").unwrap();
+        let split = cx.append_basic_block(f, "run.split");
+        b.build_conditional_branch(has, split, next).unwrap();
+        b.position_at_end(split);
+        b.build_conditional_branch(one_d, flat, shaped).unwrap();
+        b.position_at_end(flat);
+        b.build_unconditional_branch(call).unwrap();
+        b.position_at_end(shaped);
+        let tid_shaped = split_index(&b, t, block);
+        b.build_unconditional_branch(call).unwrap();
+        b.position_at_end(call);
+        let tid: [IntValue<'c>; 3] = std::array::from_fn(|d| {
+            let phi = b.build_phi(i32t, ["tid.x", "tid.y", "tid.z"][d]).unwrap();
+            let plain = if d == 0 { t } else { c32(0) };
+            phi.add_incoming(&[(&plain, flat), (&tid_shaped[d], shaped)]);
+            phi.as_basic_value().into_int_value()
+        });
+        b.call(thread, &thread_arguments(&args[..n], tid, block, ctaid, grid));
+        b.build_unconditional_branch(next).unwrap();
+
+        // The child's warp ends together, as a warp of its own would, before the next one starts.
+        b.position_at_end(next);
+        b.call(warp_sync, &[all.into()]);
+        let warp_next = b.build_int_add(warp_v, c32(1), "").unwrap();
+        b.build_unconditional_branch(warps).unwrap();
+        warp.add_incoming(&[(&c32(0), blocks), (&warp_next, next)]);
+
+        b.position_at_end(block_done);
+        let ctaid_next = next_index(&b, ctaid, grid);
+        let blocks_next = b.build_int_add(done_blocks.as_basic_value().into_int_value(), c32(1), "").unwrap();
+        b.build_unconditional_branch(blocks).unwrap();
+        done_blocks.add_incoming(&[(&c32(0), child_end), (&blocks_next, block_done)]);
+        for d in 0..3 {
+            ctaid_phis[d].add_incoming(&[(&c32(0), child_end), (&ctaid_next[d], block_done)]);
+        }
+
+        b.position_at_end(child_done);
+        let left_next = b.build_and(left_v, b.build_int_sub(left_v, c32(1), "").unwrap(), "").unwrap();
+        b.build_unconditional_branch(children).unwrap();
+        left.add_incoming(&[(&owners, entry), (&left_next, child_done)]);
+
+        b.position_at_end(exit);
+        b.build_return(None).unwrap();
+        let body_start = call.get_first_instruction().unwrap();
         Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
     }
 
@@ -885,6 +1056,22 @@ fn thread_collective(callee: &str) -> Option<&'static str> {
     COLLECTIVES.iter().find(|(prefix, _)| callee.starts_with(prefix)).map(|(_, what)| *what)
 }
 
+/// Whether a call needs only the other lanes of its warp: a warp collective or a lane's identity (not
+/// its warp's number, which is the hardware's and no child's).
+fn within_warp(callee: &str) -> bool {
+    const WARP: [&str; 8] = [
+        "llvm.nvvm.shfl.",
+        "llvm.nvvm.vote.",
+        "llvm.nvvm.match.",
+        "llvm.nvvm.redux.",
+        "llvm.nvvm.activemask",
+        "llvm.nvvm.read.ptx.sreg.laneid",
+        "llvm.nvvm.read.ptx.sreg.lanemask",
+        "llvm.nvvm.bar.warp.sync",
+    ];
+    WARP.iter().any(|prefix| callee.starts_with(prefix))
+}
+
 /// What inline assembly does that a thread run alone cannot do, or None. Arithmetic (the benchmarks'
 /// unfused floating-point operations, say) is fine; special registers, collectives and exits are not.
 fn asm_needs_threads(text: &str) -> Option<&'static str> {
@@ -949,7 +1136,6 @@ fn is_linear_x<'c>(v: BasicValueEnum<'c>) -> bool {
     (reads(p, "tid") && is_block_base(q)) || (reads(q, "tid") && is_block_base(p))
 }
 
-/// x, y, z of a linear index within dimensions `dims`: x fastest.
 /// `v` from lane `lane` of `mask` (every lane of the mask executes it): integers up to 64 bits, floats and
 /// pointers, in 32-bit pieces.
 fn shuffle<'c>(module: &Module<'c>, b: &Builder<'c>, shfl: FunctionValue<'c>, mask: IntValue<'c>, lane: IntValue<'c>, v: BasicValueEnum<'c>) -> BasicValueEnum<'c> {
@@ -1019,6 +1205,7 @@ fn next_index<'c>(b: &crate::llvm::Builder<'c>, index: [IntValue<'c>; 3], dims: 
     [wrapped(x_wraps, x), wrapped(y_wraps, y), z]
 }
 
+/// x, y, z of a linear index within dimensions `dims`: x fastest.
 fn split_index<'c>(b: &crate::llvm::Builder<'c>, linear: IntValue<'c>, dims: [IntValue<'c>; 3]) -> [IntValue<'c>; 3] {
     let x = b.build_int_unsigned_rem(linear, dims[0], "").unwrap();
     let rest = b.build_int_unsigned_div(linear, dims[0], "").unwrap();

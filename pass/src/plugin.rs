@@ -114,6 +114,8 @@ pub struct RawOptions {
     promote_pool: u32,
     serialize_warp: bool,
     serialize_small_grid_threshold: u64,
+    warp_run_threshold: u64,
+    warp_run_grid_threads: u64,
 }
 
 impl RawOptions {
@@ -136,6 +138,8 @@ impl RawOptions {
             serialize_threshold: self.serialize_threshold,
             serialize_warp: self.serialize_warp,
             serialize_small_grid_threshold: self.serialize_small_grid_threshold,
+            warp_run_threshold: self.warp_run_threshold,
+            warp_run_grid_threads: self.warp_run_grid_threads,
             // Not part of plain `auto`: it made qt 40x slower on an H100 (2026-11-25); and it does not run
             // beside aggregation, so not under `auto` with `-klap-block-reuse` either (KLAP317, block_reuse.rs).
             block_reuse: self.block_reuse,

@@ -40,6 +40,7 @@ pub enum Remark {
     SerialChildNotDefined,
     SerialChildLoops,
     SerialChildAtomics,
+    WarpRun,
     LastErrorFolded,
     BlockReused,
     ReuseStreamKept,
@@ -113,6 +114,7 @@ impl Remark {
             Remark::SerialChildNotDefined => "KLAP304",
             Remark::SerialChildLoops => "KLAP305",
             Remark::SerialChildAtomics => "KLAP306",
+            Remark::WarpRun => "KLAP308",
             Remark::LastErrorFolded => "KLAP307",
             Remark::BlockReused => "KLAP310",
             Remark::ReuseStreamKept => "KLAP311",
@@ -181,6 +183,7 @@ impl Remark {
             | Remark::Aggregated
             | Remark::SingleLaunchStream
             | Remark::Serialized
+            | Remark::WarpRun
             | Remark::LastErrorFolded
             | Remark::MallocAggregated
             | Remark::BlockReused
@@ -195,7 +198,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
-            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::CalleeScope | Remark::AlreadyTransformed | Remark::Serialized | Remark::LastErrorFolded => "",
+            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::CalleeScope | Remark::AlreadyTransformed | Remark::Serialized | Remark::WarpRun | Remark::LastErrorFolded => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::BlockReused => "",

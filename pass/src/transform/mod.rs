@@ -48,6 +48,11 @@ pub struct Options {
     /// The most working threads a child grid may have to be serialized where the launching grid has at
     /// most `serialize::SMALL_GRID` threads (checked at run time; 0: `serialize_threshold` there too).
     pub serialize_small_grid_threshold: u64,
+    /// The most threads a child grid whose threads talk within their warp may have to be run by the
+    /// launching warp (child.rs, `warp_run`; 0: never).
+    pub warp_run_threshold: u64,
+    /// The fewest threads a launching grid has where its warps run their children (checked at run time).
+    pub warp_run_grid_threads: u64,
     /// Whether a parent block runs the launches it can itself, at its end (transform/block_reuse.rs).
     pub block_reuse: bool,
     /// Launch records a parent block's queue holds.

@@ -10,8 +10,13 @@
 //! an H200: gc (2,003 parent threads) 1.25x and mstv (4,096) 1.15x faster at 1,024 than at 32, gc:rmat
 //! (65,536) best at 32 (BENCHMARKS.md, fourteenth session).
 //!
+//! A child whose threads talk within their warp but not beyond it is run by the launching warp instead
+//! (`run_by_warp`, the child's warp-run variant): where the whole warp reaches the launch in a grid large
+//! enough to keep the GPU busy by itself, the warp runs its lanes' children a child warp at a time.
+//!
 //! Sound where running the child at the launch point is one of the schedules the launch allowed: the
-//! child's threads need nothing of each other (no barrier, no shared memory, no warp collective), and the
+//! child's threads need nothing of each other (no barrier, no shared memory, no warp collective; run by
+//! the warp, nothing beyond their warp), and the
 //! launch is unordered with the parent's later work (NULL stream under the aggregation's assumption that
 //! the NULL-stream launches of a block need no order among themselves, fire-and-forget, or a stream created
 //! for this launch alone; a tail launch waits for the whole parent grid, and any other created stream
@@ -40,11 +45,49 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
     for site in &model.sites {
-        if let Some((remark, why)) = kept(site, options, &variants, ctx) {
-            remark.emit(ctx, site.launch, &why);
+        let by_warp = match kept(site, options, &variants, ctx) {
+            Ok(how) => how == Runner::Warp,
+            Err((remark, why)) => {
+                remark.emit(ctx, site.launch, &why);
+                continue;
+            }
+        };
+        let constant = constant_threads(site);
+        if by_warp {
+            let threshold = options.warp_run_threshold;
+            if let Some(n) = constant.filter(|&n| n > threshold) {
+                Remark::SerialTooLarge.emit(ctx, site.launch, &format!("the child grid has {n} threads, more than the warp-run threshold {threshold}"));
+                continue;
+            }
+            let run = variants.warp_run(site.child).expect("kept checked that the parameters shuffle");
+            let size = match constant {
+                Some(n) => format!("its {n} threads"),
+                None => format!("children of at most {threshold} threads (checked at run time)"),
+            };
+            Remark::WarpRun.emit(
+                ctx,
+                site.launch,
+                &format!(
+                    "launch of @{} run by the launching warp: where all 32 lanes reach it together and the launching grid has at least \
+                     {} threads (checked at run time: a grid that large keeps the GPU busy by itself), the warp \
+                     runs the children of those lanes, {size}, one after another, a child warp at a time, each lane playing the \
+                     child's lane of its own number (the child's threads talk within their warp, not beyond it); a larger child, a \
+                     launch that not all 32 lanes reach together, and a launch from a smaller grid are launched",
+                    site.child.name(),
+                    options.warp_run_grid_threads
+                ),
+            );
+            count(Statistic::SerializedLaunch, 1);
+            let fallback = run_by_warp(module, &entries, run, site, threshold, options.warp_run_grid_threads);
+            if site.caller_is_kernel {
+                match folds.iter_mut().find(|(k, _)| *k == site.caller) {
+                    Some((_, fallbacks)) => fallbacks.push(fallback),
+                    None => folds.push((site.caller, vec![fallback])),
+                }
+            }
+            changed = true;
             continue;
         }
-        let constant = constant_threads(site);
         let bound = guard_value(site, &variants);
         let always = constant.is_some_and(|n| n <= thresholds.anywhere);
         if let (false, None, Some(n)) = (always, bound, constant) {
@@ -230,24 +273,56 @@ fn made_only_if<'c>(module: &Module<'c>, query: InstructionValue<'c>, launched: 
     error.add_incoming(&[(&ty.const_zero(), head), (&query.result(), then_end.block())]);
 }
 
-/// Why a launch is launched rather than serialized, or None.
-fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'_, 'c>, ctx: Ctx) -> Option<(Remark, String)> {
+/// Who runs a serialized child's threads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Runner {
+    /// The launching thread, one thread after another (or, with `serialize-warp`, its warp's lanes
+    /// sharing them out).
+    Thread,
+    /// The launching warp, a child warp at a time (the child's threads talk within their warp).
+    Warp,
+}
+
+/// Who runs the child where the launch is serialized, or why it is launched.
+fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'_, 'c>, ctx: Ctx) -> Result<Runner, (Remark, String)> {
     if site.child.is_declaration() {
-        return Some((Remark::SerialChildNotDefined, format!("@{} is defined in another translation unit", site.child.name())));
+        return Err((Remark::SerialChildNotDefined, format!("@{} is defined in another translation unit", site.child.name())));
     }
     match site.stream {
         Stream::FireAndForget | Stream::SingleLaunch => {}
         Stream::Null if options.merge_null_stream => {}
         other => {
-            return Some((
+            return Err((
                 Remark::SerialStreamKept,
                 format!("a launch into a {} stream is ordered after other work: it is launched", other.as_str()),
             ))
         }
     }
-    if let Err(why) = variants.runs_alone(site.child) {
-        return Some((Remark::SerialChildCollective, format!("the threads of @{} cannot run one by one: {why}", site.child.name())));
-    }
+    let runner = match variants.runs_alone(site.child) {
+        Ok(()) => Runner::Thread,
+        Err(why) => {
+            let by_warp = match variants.runs_by_warp(site.child) {
+                Err(beyond) => Err(beyond),
+                Ok(()) if options.warp_run_threshold == 0 => Err("warp runs are off (-klap-warp-run-threshold=0)".to_string()),
+                Ok(()) if !ChildVariants::shufflable(site.child) => {
+                    Err("a parameter is by value or an aggregate, which cannot be shuffled between lanes".to_string())
+                }
+                Ok(()) => Ok(()),
+            };
+            match by_warp {
+                Ok(()) => Runner::Warp,
+                Err(beyond) if beyond == why => {
+                    return Err((Remark::SerialChildCollective, format!("the threads of @{} cannot run one by one, nor a warp at a time: {why}", site.child.name())))
+                }
+                Err(beyond) => {
+                    return Err((
+                        Remark::SerialChildCollective,
+                        format!("the threads of @{} cannot run one by one: {why}; nor a warp at a time: {beyond}", site.child.name()),
+                    ))
+                }
+            }
+        }
+    };
     // Where the child or a function it calls has an instruction `has` accepts: " (in @f, which it calls)" or "".
     let found = |has: &dyn Fn(InstructionValue<'c>) -> bool| {
         let f = variants.reachable(site.child).into_iter().find(|f| !f.is_declaration() && f.instructions().into_iter().any(has))?;
@@ -257,19 +332,19 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
     // thread such children cost more than their launch (measured on an H100: sp, whose child loops over a
     // clause's literals, 1.82 ms serialized at threshold 32 against 0.70 aggregated per grid).
     if let Some(within) = found(&|i| ctx.loop_depth(i) > 0) {
-        return Some((Remark::SerialChildLoops, format!("each thread of @{} runs a loop{within}: it is worth a thread of its own", site.child.name())));
+        return Err((Remark::SerialChildLoops, format!("each thread of @{} runs a loop{within}: it is worth a thread of its own", site.child.name())));
     }
     // A child thread that waits for the result of an atomic (a round trip to memory it cannot go on
     // without): one after another in the launching thread those waits add up, launched they overlap
     // (measured on an H100: sssp, whose child's atomicMin decides whether the vertex is pushed, 1.68 ms
     // serialized at threshold 32 against 1.17 ms aggregated per grid; bfs's atomicCAS 0.52 against 0.45).
     if let Some(within) = found(&|i| matches!(i.get_opcode(), InstructionOpcode::AtomicRMW | InstructionOpcode::AtomicCmpXchg) && i.result().has_users()) {
-        return Some((
+        return Err((
             Remark::SerialChildAtomics,
             format!("each thread of @{} waits for the result of an atomic{within}: one after another in the launching thread those waits add up, launched they overlap", site.child.name()),
         ));
     }
-    None
+    Ok(runner)
 }
 
 /// The serialization thresholds: anywhere, and where the launching grid is small.
@@ -328,7 +403,7 @@ fn serialize<'c>(
     always: bool,
     bound: Option<(BasicValueEnum<'c>, bool)>,
 ) -> Option<InstructionValue<'c>> {
-    let (i32t, i64t) = (module.get_context().i32_type(), module.get_context().i64_type());
+    let i64t = module.get_context().i64_type();
     let args = ArgValues::capture(module, site);
     let b = builder_before(module, site.launch);
     let dims: Vec<BasicValueEnum<'c>> = [&site.grid, &site.block].into_iter().flat_map(|d| dim3_fields(module, &b, d)).collect();
@@ -358,21 +433,7 @@ fn serialize<'c>(
         retire_single_launch_stream(module, site);
         return None;
     }
-    // The constant dimensions folded into one factor, the others multiplied in at run time. After each
-    // product the count is capped just past the largest threshold: it cannot wrap around, whatever the grid.
-    let product_capped = |dims: &[BasicValueEnum<'c>], most: u64| -> IntValue<'c> {
-        let cap = i64t.const_int(most.saturating_add(1), false);
-        let factor = dims.iter().filter_map(|d| d.const_int()).fold(1u64, u64::saturating_mul).min(most.saturating_add(1));
-        let mut total = i64t.const_int(factor, false);
-        for d in dims.iter().filter(|d| d.const_int().is_none()) {
-            let wide = b.build_int_z_extend(d.into_int_value(), i64t, "").unwrap();
-            let product = if factor == 1 && total.is_const() { wide } else { b.build_int_mul(total, wide, "").unwrap() };
-            let over = b.build_int_compare(IntPredicate::UGT, product, cap, "").unwrap();
-            total = select(over, cap, product);
-        }
-        total
-    };
-    let total = product_capped(&dims, thresholds.most());
+    let total = product_capped(module, &b, &dims, thresholds.most());
     let work = match bound {
         Some(_) => {
             let fewer = b.build_int_compare(IntPredicate::ULT, limit, total, "").unwrap();
@@ -382,12 +443,8 @@ fn serialize<'c>(
     };
     let threshold = match thresholds.small_grid {
         Some(small) => {
-            let launching: Vec<BasicValueEnum<'c>> = ["ntid", "nctaid"]
-                .into_iter()
-                .flat_map(|register| ["x", "y", "z"].map(|dimension| IndexRegister { register, dimension }))
-                .map(|r| b.call_value(module.get_or_declare(&r.intrinsic(), i32t.fn_type(&[], false)), &[]))
-                .collect();
-            let launching = product_capped(&launching, SMALL_GRID_THREADS);
+            let launching = launching_grid(module, &b);
+            let launching = product_capped(module, &b, &launching, SMALL_GRID_THREADS);
             let few = b.build_int_compare(IntPredicate::ULE, launching, i64t.const_int(SMALL_GRID_THREADS, false), "").unwrap();
             select(few, i64t.const_int(small, false), i64t.const_int(thresholds.anywhere, false))
         }
@@ -398,6 +455,84 @@ fn serialize<'c>(
     fallback.mark(SERIAL_FALLBACK);
     retire_single_launch_stream(module, site);
     Some(fallback)
+}
+
+/// The launching grid's blockDim and gridDim (x, y, z), read at the builder.
+fn launching_grid<'c>(module: &Module<'c>, b: &Builder<'c>) -> Vec<BasicValueEnum<'c>> {
+    let i32t = module.get_context().i32_type();
+    ["ntid", "nctaid"]
+        .into_iter()
+        .flat_map(|register| ["x", "y", "z"].map(|dimension| IndexRegister { register, dimension }))
+        .map(|r| b.call_value(module.get_or_declare(&r.intrinsic(), i32t.fn_type(&[], false)), &[]))
+        .collect()
+}
+
+/// The product of `dims` (32-bit) at the builder, as 64 bits: the constant dimensions folded into one
+/// factor, the others multiplied in at run time. After each product the count is capped just past `most`:
+/// it cannot wrap around, whatever the grid.
+fn product_capped<'c>(module: &Module<'c>, b: &Builder<'c>, dims: &[BasicValueEnum<'c>], most: u64) -> IntValue<'c> {
+    let i64t = module.get_context().i64_type();
+    let cap = i64t.const_int(most.saturating_add(1), false);
+    let factor = dims.iter().filter_map(|d| d.const_int()).fold(1u64, u64::saturating_mul).min(most.saturating_add(1));
+    let mut total = i64t.const_int(factor, false);
+    for d in dims.iter().filter(|d| d.const_int().is_none()) {
+        let wide = b.build_int_z_extend(d.into_int_value(), i64t, "").unwrap();
+        let product = if factor == 1 && total.is_const() { wide } else { b.build_int_mul(total, wide, "").unwrap() };
+        let over = b.build_int_compare(IntPredicate::UGT, product, cap, "").unwrap();
+        total = b.build_select(over, cap, product, "").unwrap().into_int_value();
+    }
+    total
+}
+
+/// Replaces the launch of `site` by a run of its child by the launching warp (`run`, the child's warp-run
+/// variant) where all 32 lanes reach it together in a grid of at least `grid_threads` threads (a grid that
+/// large keeps the GPU busy by itself, so a child launched from it adds work, not parallelism; beside a
+/// smaller one the launched child runs in parallel: measured on an H200, join with children of about 512
+/// threads, BENCHMARKS.md, sixteenth session: at 65,536 parent threads run by the warp 0.59 ms against 0.85
+/// launched and aggregated, at 16,384 0.59 against 0.50, at 4,096 0.60 against 0.41); the lanes whose child
+/// has more than `threshold` threads, and every lane where that does not hold, launch as written. Returns
+/// that launch.
+fn run_by_warp<'c>(
+    module: &Module<'c>,
+    entries: &CanonicalEntries<'c>,
+    run: FunctionValue<'c>,
+    site: &LaunchSite<'c>,
+    threshold: u64,
+    grid_threads: u64,
+) -> InstructionValue<'c> {
+    let cx = module.get_context();
+    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+    let args = ArgValues::capture(module, site);
+    let b = builder_before(module, site.launch);
+    let dims: Vec<BasicValueEnum<'c>> = [&site.grid, &site.block].into_iter().flat_map(|d| dim3_fields(module, &b, d)).collect();
+    let threads = product_capped(module, &b, &dims, threshold);
+    // A dimension of zero: launched, to fail as written.
+    let valid = dims.iter().filter(|d| d.const_int().is_none()).fold(cx.bool_type().const_all_ones(), |ok, d| {
+        let nonzero = b.build_int_compare(IntPredicate::NE, d.into_int_value(), i32t.const_zero(), "").unwrap();
+        b.build_and(ok, nonzero, "").unwrap()
+    });
+    let small = b.build_int_compare(IntPredicate::ULE, threads, i64t.const_int(threshold, false), "").unwrap();
+    let small = b.build_and(small, valid, "mine").unwrap();
+    let launching: Vec<BasicValueEnum<'c>> = launching_grid(module, &b);
+    let launching = product_capped(module, &b, &launching, grid_threads);
+    let busy = b.build_int_compare(IntPredicate::UGE, launching, i64t.const_int(grid_threads, false), "grid.large").unwrap();
+    let activemask = module.get_or_declare("llvm.nvvm.activemask", i32t.fn_type(&[], false));
+    let mask = b.call_value(activemask, &[]).into_int_value();
+    let whole = b.build_int_compare(IntPredicate::EQ, mask, i32t.const_all_ones(), "warp.whole").unwrap();
+    let whole = b.build_and(whole, busy, "").unwrap();
+    let mut call_args = child_arguments(module, site, &args, &b);
+    call_args.extend(dims.iter().copied());
+    call_args.push(small.into());
+    let then_end = site.launch.split_if_then(whole);
+    b.position_before(&then_end);
+    b.call(run, &call_args);
+    b.position_before(&site.launch);
+    let ran = b.build_and(small, whole, "").unwrap();
+    // Not marked SERIAL_FALLBACK: in a small grid no child is run by its warp, every launch is made, and
+    // those launches are not the large remainder that per-block scopes suit (aggregate.rs).
+    let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, ran, |_, _| {});
+    retire_single_launch_stream(module, site);
+    fallback
 }
 
 /// The child's parameters as values at the builder: a parameter the launch writes whole with one store is

@@ -5,10 +5,10 @@
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
 ; REMARK-DAG: launch not serialized: a launch into a tail stream is ordered after other work: it is launched [KLAP302]
-; REMARK-DAG: launch not serialized: the threads of @with_barrier cannot run one by one: it waits at a barrier [KLAP301]
-; REMARK-DAG: launch not serialized: the threads of @with_shared cannot run one by one: it uses shared memory [KLAP301]
+; REMARK-DAG: launch not serialized: the threads of @with_barrier cannot run one by one, nor a warp at a time: it waits at a barrier [KLAP301]
+; REMARK-DAG: launch not serialized: the threads of @with_shared cannot run one by one, nor a warp at a time: it uses shared memory [KLAP301]
 ; REMARK-DAG: launch not serialized: each thread of @with_loop runs a loop: it is worth a thread of its own [KLAP305]
-; REMARK-DAG: launch not serialized: the threads of @launcher cannot run one by one: it launches kernels itself (in @launcher) [KLAP301]
+; REMARK-DAG: launch not serialized: the threads of @launcher cannot run one by one, nor a warp at a time: it launches kernels itself (in @launcher) [KLAP301]
 ; CHECK-NOT: __klap_serial
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
