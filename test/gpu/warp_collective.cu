@@ -197,6 +197,43 @@ static void runJoin() {
   CK(cudaFree(dLaunches));
 }
 
+// Runs `launch(out, launches)` over `want.size()` output words first filled with 0xff, then checks every
+// word (`words` per child thread, `most` thread slots per parent) and the launch count, and prints
+// "<name>: launches=L checksum=C".
+template <class Launch>
+static void runWords(const char *name, const std::vector<unsigned> &want, unsigned wantLaunches, int words,
+                     int most, Launch launch) {
+  const int S = (int)want.size();
+  unsigned *dOut, *dLaunches;
+  CK(cudaMalloc(&dOut, S * sizeof(unsigned)));
+  CK(cudaMalloc(&dLaunches, sizeof(unsigned)));
+  CK(cudaMemset(dOut, 0xff, S * sizeof(unsigned)));
+  CK(cudaMemset(dLaunches, 0, sizeof(unsigned)));
+
+  launch(dOut, dLaunches);
+  CK_LAUNCH();
+  CK(cudaDeviceSynchronize());
+
+  std::vector<unsigned> out(S);
+  unsigned launches;
+  CK(cudaMemcpy(out.data(), dOut, S * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&launches, dLaunches, sizeof(unsigned), cudaMemcpyDeviceToHost));
+
+  unsigned long long checksum = 0;
+  for (int k = 0; k < S; ++k) {
+    checksum = checksum * 31 + out[k];
+    if (out[k] != want[k])
+      mismatch("%s parent %d thread slot %d word %d: %08x (want %08x)", name, k / (most * words),
+               (k / words) % most, k % words, out[k], want[k]);
+  }
+  if (launches != wantLaunches)
+    mismatch("%s launches %u (want %u)", name, launches, wantLaunches);
+  std::printf("%s: launches=%u checksum=%llu\n", name, launches, checksum);
+
+  CK(cudaFree(dOut));
+  CK(cudaFree(dLaunches));
+}
+
 // ---------------------------------------------------------------- partial
 constexpr int N2 = 300;     // parent threads
 constexpr int PB2 = 128;    // parent block size (last block: 44 threads)
@@ -277,35 +314,9 @@ static void runPartial() {
       }
   }
 
-  unsigned *dOut, *dLaunches;
-  CK(cudaMalloc(&dOut, S * sizeof(unsigned)));
-  CK(cudaMalloc(&dLaunches, sizeof(unsigned)));
-  CK(cudaMemset(dOut, 0xff, S * sizeof(unsigned)));
-  CK(cudaMemset(dLaunches, 0, sizeof(unsigned)));
-
-  partialParent<<<(N2 + PB2 - 1) / PB2, PB2>>>(dOut, N2, dLaunches);
-  CK_LAUNCH();
-  CK(cudaDeviceSynchronize());
-
-  std::vector<unsigned> out(S);
-  unsigned launches;
-  CK(cudaMemcpy(out.data(), dOut, S * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(&launches, dLaunches, sizeof(unsigned),
-                cudaMemcpyDeviceToHost));
-
-  unsigned long long checksum = 0;
-  for (int k = 0; k < S; ++k) {
-    checksum = checksum * 31 + out[k];
-    if (out[k] != want[k])
-      mismatch("partial parent %d thread slot %d word %d: %08x (want %08x)",
-               k / (MAXT2 * W2), (k / W2) % MAXT2, k % W2, out[k], want[k]);
-  }
-  if (launches != wantLaunches)
-    mismatch("partial launches %u (want %u)", launches, wantLaunches);
-  std::printf("partial: launches=%u checksum=%llu\n", launches, checksum);
-
-  CK(cudaFree(dOut));
-  CK(cudaFree(dLaunches));
+  runWords("partial", want, wantLaunches, W2, MAXT2, [](unsigned *dOut, unsigned *dLaunches) {
+    partialParent<<<(N2 + PB2 - 1) / PB2, PB2>>>(dOut, N2, dLaunches);
+  });
 }
 
 // ---------------------------------------------------------------- grid2d
@@ -384,35 +395,9 @@ static void runGrid2d() {
         }
   }
 
-  unsigned *dOut, *dLaunches;
-  CK(cudaMalloc(&dOut, S * sizeof(unsigned)));
-  CK(cudaMalloc(&dLaunches, sizeof(unsigned)));
-  CK(cudaMemset(dOut, 0xff, S * sizeof(unsigned)));
-  CK(cudaMemset(dLaunches, 0, sizeof(unsigned)));
-
-  gridParent<<<(N3 + PB3 - 1) / PB3, PB3>>>(dOut, N3, dLaunches);
-  CK_LAUNCH();
-  CK(cudaDeviceSynchronize());
-
-  std::vector<unsigned> out(S);
-  unsigned launches;
-  CK(cudaMemcpy(out.data(), dOut, S * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(&launches, dLaunches, sizeof(unsigned),
-                cudaMemcpyDeviceToHost));
-
-  unsigned long long checksum = 0;
-  for (int k = 0; k < S; ++k) {
-    checksum = checksum * 31 + out[k];
-    if (out[k] != want[k])
-      mismatch("grid2d parent %d thread slot %d word %d: %08x (want %08x)",
-               k / (MAXT3 * W3), (k / W3) % MAXT3, k % W3, out[k], want[k]);
-  }
-  if (launches != wantLaunches)
-    mismatch("grid2d launches %u (want %u)", launches, wantLaunches);
-  std::printf("grid2d: launches=%u checksum=%llu\n", launches, checksum);
-
-  CK(cudaFree(dOut));
-  CK(cudaFree(dLaunches));
+  runWords("grid2d", want, wantLaunches, W3, MAXT3, [](unsigned *dOut, unsigned *dLaunches) {
+    gridParent<<<(N3 + PB3 - 1) / PB3, PB3>>>(dOut, N3, dLaunches);
+  });
 }
 
 // ---------------------------------------------------- converged and loop

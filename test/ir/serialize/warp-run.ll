@@ -9,6 +9,7 @@
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;warp-run-threshold=0;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o /dev/null 2>&1 | FileCheck --check-prefix=OFF %s
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;warp-run-grid-threads=1000;no-inline-runtime>' -S %s -o - | FileCheck --check-prefix=GRID %s
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto>' -S %s -o %t.auto.ll
 ; RUN: llc-22 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx88 %t.auto.ll -o %t.ptx
 ; RUN: FileCheck --check-prefix=PTX %s < %t.ptx
@@ -18,6 +19,9 @@
 ; REMARK-DAG: remark: {{.*}}launch not serialized: the child grid has 1024 threads, more than the warp-run threshold 512 [KLAP303]
 ; REMARK-DAG: remark: {{.*}}launch not serialized: the threads of @reduce_sync cannot run one by one: it reduces within a warp; nor a warp at a time: it waits at a barrier [KLAP301]
 ; REMARK-DAG: remark: {{.*}}launch not serialized: the threads of @reduce_byval cannot run one by one: it reduces within a warp; nor a warp at a time: a parameter is by value or an aggregate, which cannot be shuffled between lanes [KLAP301]
+; GRID-LABEL: define ptx_kernel void @parent(
+; GRID:         icmp uge i64 %{{.*}}, 1000
+; GRID:         call void @reduce__klap_warp_run(
 ; OFF: launch not serialized: the threads of @reduce cannot run one by one: it reduces within a warp; nor a warp at a time: warp runs are off (-klap-warp-run-threshold=0) [KLAP301]
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
