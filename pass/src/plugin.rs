@@ -140,8 +140,9 @@ impl RawOptions {
             serialize_small_grid_threshold: self.serialize_small_grid_threshold,
             warp_run_threshold: self.warp_run_threshold,
             warp_run_grid_threads: self.warp_run_grid_threads,
-            // Not part of plain `auto`: it made qt 40x slower on an H100 (2026-11-25); and it does not run
-            // beside aggregation, so not under `auto` with `-klap-block-reuse` either (KLAP317, block_reuse.rs).
+            // Not part of plain `auto`: with it mandel and amr ran 1.6x to 1.8x slower at `auto` on an H200
+            // (2026-11-27: a block runs its children one after another, where aggregation spreads them over
+            // the GPU), and qt 40x slower at granularity none on an H100 (2026-11-25).
             block_reuse: self.block_reuse,
             block_reuse_queue: self.block_reuse_queue as u64,
             promote: match self.promote {

@@ -48,7 +48,6 @@ pub enum Remark {
     ReuseParentUnfit,
     ReuseChildNotDefined,
     ReuseSharedMemory,
-    ReuseWithAggregation,
     AlreadyTransformed,
     IndexReadNotRemapped,
     ThreadEndWithoutReturn,
@@ -122,7 +121,6 @@ impl Remark {
             Remark::ReuseParentUnfit => "KLAP313",
             Remark::ReuseChildNotDefined => "KLAP314",
             Remark::ReuseSharedMemory => "KLAP316",
-            Remark::ReuseWithAggregation => "KLAP317",
             Remark::AlreadyTransformed => "KLAP210",
             Remark::IndexReadNotRemapped => "KLAP211",
             Remark::ThreadEndWithoutReturn => "KLAP212",
@@ -206,8 +204,7 @@ impl Remark {
             | Remark::ReuseChildUnfit
             | Remark::ReuseParentUnfit
             | Remark::ReuseChildNotDefined
-            | Remark::ReuseSharedMemory
-            | Remark::ReuseWithAggregation => "launch not reused by its block: ",
+            | Remark::ReuseSharedMemory => "launch not reused by its block: ",
             Remark::Promoted | Remark::PromotedKept | Remark::PromotedPool | Remark::PromotedOverlap => "",
             Remark::PromoteNoOverlap => "promoted without overlap: ",
             Remark::PoolConfigVaries | Remark::PoolIndexRead => "launch not promoted with aggregation: ",

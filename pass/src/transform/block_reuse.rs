@@ -39,7 +39,7 @@
 //! under the aggregation's assumption that a block's NULL-stream launches need no order among
 //! themselves, or fire-and-forget), and no child waits for work of another parent block.
 
-use super::{Granularity, Options};
+use super::Options;
 use crate::callgraph::CallGraph;
 use crate::child::{barrier_function, kernel_barriers, ChildVariants};
 use crate::llvm::{
@@ -62,20 +62,6 @@ const STATIC_SHARED_LIMIT: u64 = 48 << 10;
 
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
     if !model.nvptx || !options.block_reuse {
-        return false;
-    }
-    // With aggregation beside it, test/gpu/block_reuse.cu's `sync` part (a parent with barriers whose
-    // launches are queued, or aggregated where the child block has no whole warps) printed wrong sums in
-    // 6 or 7 of its 254 child blocks on an H100, in every run; alone it is right. Until the cause is
-    // found, block reuse runs only where nothing is aggregated.
-    if options.granularity != Granularity::None {
-        let why = format!(
-            "block reuse runs only at granularity none: beside aggregation ({}) it gave wrong results on an H100",
-            options.granularity.as_str()
-        );
-        for site in &model.sites {
-            Remark::ReuseWithAggregation.emit(ctx, site.launch, &why);
-        }
         return false;
     }
     let calls = CallGraph::build(module);
@@ -459,13 +445,32 @@ impl<'a, 'c> Parent<'a, 'c> {
         let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
         let f = self.kernel;
         let returns: Vec<InstructionValue<'c>> = f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return).collect();
+        let converge = cx.append_basic_block(f, "klap.reuse.converge");
         let wait = cx.append_basic_block(f, "klap.reuse.wait");
         let b = cx.create_builder();
         for ret in returns {
             b.position_before(&ret);
-            b.build_unconditional_branch(wait).unwrap();
+            b.build_unconditional_branch(converge).unwrap();
             ret.erase();
         }
+        // The lanes of a warp reach the exit together before its barrier: lanes arriving there apart (some
+        // still in the aggregation's registration of a launch the queue did not take) let the barrier
+        // through early, and the first child block run raced with them (test/gpu/block_reuse.cu's `sync`
+        // part beside aggregation). No lane can be held elsewhere at a barrier meanwhile: a thread reaches
+        // the exit only once every thread of its block is past the kernel's last barrier (KLAP313).
+        b.position_at_end(converge);
+        let lane_mask = {
+            let me = self.linear_thread(&b);
+            let threads = self.block_threads(&b);
+            let first = b.build_and(me, self.i32(!31u32 as u64), "").unwrap();
+            let left = b.build_int_sub(threads, first, "").unwrap();
+            let whole = b.build_int_compare(IntPredicate::UGE, left, self.i32(32), "").unwrap();
+            let some = b.build_int_sub(b.build_left_shift(self.i32(1), left, "").unwrap(), self.i32(1), "").unwrap();
+            b.build_select(whole, self.i32(u32::MAX as u64), some, "warp.lanes").unwrap().into_int_value()
+        };
+        let warp_sync = self.module.get_or_declare("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[i32t.into()], false));
+        b.call(warp_sync, &[lane_mask.into()]);
+        b.build_unconditional_branch(wait).unwrap();
         let run = cx.append_basic_block(f, "klap.reuse.run");
         let records = cx.append_basic_block(f, "klap.reuse.records");
         let record = cx.append_basic_block(f, "klap.reuse.record");

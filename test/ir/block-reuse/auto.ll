@@ -1,8 +1,8 @@
-; -klap-granularity=auto with -klap-block-reuse: block reuse runs only where nothing is aggregated
-; (beside aggregation test/gpu/block_reuse.cu printed wrong sums on an H100), so under auto it takes
-; nothing (KLAP317): a child whose threads need each other (a barrier: serialization cannot take it,
-; KLAP301) is aggregated; a child whose threads can run one by one is serialized where its grid has at
-; most 32 threads, else aggregated.
+; -klap-granularity=auto with -klap-block-reuse: serialization first (a child whose threads can run one by
+; one, in grids of at most 32 threads), then block reuse for what is left (a child whose threads need each
+; other, KLAP301, and serialization's run-time fallback), then aggregation for what block reuse launches
+; (its own fallback: a full queue, a child block it cannot run). Beside aggregation since the sixteenth
+; session (a warp barrier at the exit fixed test/gpu/block_reuse.cu's wrong sums there; KLAP317 retired).
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;block-reuse;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -pass-remarks-analysis=klap -S %s -o %t.ll 2>%t.remarks
 ; Plain auto leaves block reuse out (test/gpu/block_reuse.cu failed on the GPU with it: plugin.rs).
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -S %s -o - | FileCheck --check-prefix=PLAIN %s
@@ -11,8 +11,8 @@
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
-; REMARK-DAG: launch not reused by its block: block reuse runs only at granularity none: beside aggregation (grid) it gave wrong results on an H100 [KLAP317]
-; REMARK-DAG: launch not reused by its block: block reuse runs only at granularity none: beside aggregation (grid) it gave wrong results on an H100 [KLAP317]
+; REMARK-DAG: launch of @child run by the launching block at its end: its threads need each other (it waits at a barrier){{.*}} [KLAP310]
+; REMARK-DAG: launch of @plain run by the launching block at its end: {{.*}} [KLAP310]
 ; REMARK-DAG: launch not serialized: {{.*}}@child{{.*}} [KLAP301]
 ; REMARK-DAG: launch of @plain serialized: {{.*}} [KLAP300]
 ; REMARK-DAG: launch of @plain aggregated at grid granularity {{.*}} [KLAP200]
@@ -52,14 +52,14 @@ define ptx_kernel void @plain(ptr %out) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK-NOT: __klap_reuse
-; CHECK-NOT: __klap_block
-; CHECK: ret void
+; CHECK: atomicrmw add ptr addrspace(3) @parent__klap_reuse_count
+; CHECK: call i1 @__klap_reuse_barrier(i1 true)
+; CHECK: call void @child__klap_block(
 ; CHECK-LABEL: define ptx_kernel void @other(
-; CHECK-NOT: __klap_reuse
 ; CHECK: call void @plain__klap_serial(
-; CHECK-NOT: __klap_reuse
-; CHECK: ret void
+; CHECK: atomicrmw add ptr addrspace(3) @other__klap_reuse_count
+; CHECK: call i1 @__klap_reuse_barrier(i1 true)
+; CHECK: call void @plain__klap_block(
 define ptx_kernel void @parent(ptr %out, i32 %n) {
 entry:
   %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()

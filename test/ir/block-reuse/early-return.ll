@@ -40,8 +40,13 @@ define ptx_kernel void @child(ptr %out) {
 }
 
 ; CHECK-LABEL: define ptx_kernel void @parent_late(
-; CHECK-COUNT-2: br label %klap.reuse.wait
+; CHECK-COUNT-2: br label %klap.reuse.converge
 ; CHECK-NOT: ret void
+; The lanes of each warp meet before the barrier (the warp's existing lanes: a partial last warp too).
+; CHECK: klap.reuse.converge:
+; CHECK: %[[LANES:.*]] = select i1 %{{.*}}, i32 -1, i32 %{{.*}}
+; CHECK-NEXT: call void @llvm.nvvm.bar.warp.sync(i32 %[[LANES]])
+; CHECK-NEXT: br label %klap.reuse.wait
 ; CHECK: klap.reuse.wait:
 ; CHECK-NEXT: %[[HERE:.*]] = call i1 @__klap_reuse_barrier(i1 true)
 ; CHECK-NEXT: br i1 %[[HERE]], label %klap.reuse.run, label %klap.reuse.wait
