@@ -575,14 +575,24 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// Whether every parameter of `kernel` can be shuffled between lanes: integers, floats and pointers,
     /// none by value.
     pub fn shufflable(kernel: FunctionValue<'c>) -> bool {
-        let shuffles = |t: BasicTypeEnum| matches!(t, BasicTypeEnum::IntType(_) | BasicTypeEnum::FloatType(_) | BasicTypeEnum::PointerType(_));
-        (0..kernel.count_params()).all(|i| kernel.param_byval_type(i).is_none()) && kernel.get_params().iter().all(|p| shuffles(p.get_type()))
+        (0..kernel.count_params()).all(|i| kernel.param_byval_type(i).is_none()) && Self::scalar_params(kernel)
+    }
+
+    /// Whether the warp can run `kernel`'s children: every parameter shuffles, or is by value (its bytes
+    /// shuffled into a copy).
+    pub fn warp_runnable_params(kernel: FunctionValue<'c>) -> bool {
+        Self::scalar_params(kernel)
+    }
+
+    /// Whether every parameter is an integer, a float or a pointer (a by-value one is a pointer).
+    fn scalar_params(kernel: FunctionValue<'c>) -> bool {
+        kernel.get_params().iter().all(|p| matches!(p.get_type(), BasicTypeEnum::IntType(_) | BasicTypeEnum::FloatType(_) | BasicTypeEnum::PointerType(_)))
     }
 
     /// The warp-run variant of `kernel` ([`VariantKind::WarpRun`]; callers check [`Self::runs_by_warp`]),
-    /// or None where a parameter cannot be shuffled between lanes (by value, an aggregate or a vector).
+    /// or None where a parameter cannot be shuffled between lanes (an aggregate or a vector not by value).
     pub fn warp_run(&mut self, kernel: FunctionValue<'c>) -> Option<FunctionValue<'c>> {
-        if !Self::shufflable(kernel) {
+        if !Self::warp_runnable_params(kernel) {
             return None;
         }
         let key = (kernel, VariantKind::WarpRun);
@@ -631,6 +641,9 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let all = i32t.const_all_ones();
 
         b.position_at_end(entry);
+        // A by-value parameter: the owner's bytes, shuffled into a copy of this lane's.
+        let (params, _) = param_layout(module, kernel);
+        let copies: Vec<Option<BasicValueEnum<'c>>> = params.iter().map(|param| param.byval.then(|| b.alloca_aligned(param.ty, param.align as u32))).collect();
         // The lanes' writes before their launches are seen by every lane that runs a thread of their children.
         b.call(warp_sync, &[all.into()]);
         let owners = b.call_value(ballot, &[all.into(), p[n + 6]]).into_int_value();
@@ -646,7 +659,17 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
         b.position_at_end(child);
         let owner = b.call_value(cttz, &[left_v.into(), i1t.const_all_ones().into()]).into_int_value();
-        let args: Vec<BasicValueEnum<'c>> = p[..n + 6].iter().map(|v| shuffle(module, &b, shfl, all, owner, *v)).collect();
+        let args: Vec<BasicValueEnum<'c>> = p[..n + 6]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match copies.get(i).copied().flatten() {
+                Some(copy) => {
+                    shuffle_bytes(module, &b, shfl, owner, *v, copy, module.store_size(params[i].ty), params[i].align);
+                    copy
+                }
+                None => shuffle(module, &b, shfl, all, owner, *v),
+            })
+            .collect();
         let dim = |i: usize| args[n + i].into_int_value();
         let grid = [dim(0), dim(1), dim(2)];
         let block = [dim(3), dim(4), dim(5)];
@@ -1134,6 +1157,25 @@ fn is_linear_x<'c>(v: BasicValueEnum<'c>) -> bool {
         })
     };
     (reads(p, "tid") && is_block_base(q)) || (reads(q, "tid") && is_block_base(p))
+}
+
+/// The `size` bytes at `from` in lane `lane` (every lane of the warp executes it), into `to` of the calling
+/// lane: 32-bit words where the alignment allows, bytes elsewhere.
+#[allow(clippy::too_many_arguments)]
+fn shuffle_bytes<'c>(module: &Module<'c>, b: &Builder<'c>, shfl: FunctionValue<'c>, lane: IntValue<'c>, from: BasicValueEnum<'c>, to: BasicValueEnum<'c>, size: u64, align: u64) {
+    let cx = module.get_context();
+    let (i8t, i32t) = (cx.i8_type(), cx.i32_type());
+    let all = i32t.const_all_ones();
+    let word = if align >= 4 { 4 } else { 1 };
+    let mut at = 0;
+    while at < size {
+        let step = if word == 4 && at + 4 <= size { 4 } else { 1 };
+        let ty = if step == 4 { i32t } else { i8t };
+        let v = b.load_aligned(ty.into(), b.byte_gep(from, at), step as u32);
+        let moved = shuffle(module, b, shfl, all, lane, v);
+        b.store_aligned(moved, b.byte_gep(to, at), step as u32);
+        at += step;
+    }
 }
 
 /// `v` from lane `lane` of `mask` (every lane of the mask executes it): integers up to 64 bits, floats and

@@ -24,6 +24,8 @@
 //              __shfl_sync.
 //   loop       the same child, 1..3 launches per parent thread from a loop,
 //              into cudaStreamFireAndForget.
+//   byval      a child taking a struct by value (a char and a short in it),
+//              summing within its warp.
 // Every output slot is checked, including those no child thread may write.
 // Note: clang 22 lowers a device-side <<<>>> to the V1 launch entry point,
 // which on CUDA 13 loses launches into cudaStreamFireAndForget (see
@@ -570,11 +572,76 @@ static void runWarpParents() {
   CK(cudaFree(dLaunches));
 }
 
+// ---------------------------------------------------------------- byval
+// A child that takes a struct by value (with a char and a short: bytes that are not whole words) and sums
+// within its warp: the lanes that run another lane's child take that lane's struct.
+struct Knobs {
+  unsigned salt;
+  int count;
+  char tag;
+  short step;
+};
+constexpr int N5 = 320;   // parent threads (10 warps)
+constexpr int PB5 = 160;  // parent block size
+constexpr int MAXT5 = 96; // most threads of one child: 3 blocks x 32
+
+__device__ __host__ inline int byvalBlocks(int p) { return 1 + p % 3; }
+
+__global__ void byvalChild(unsigned long long *out, Knobs k, int slot) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned v = t < k.count ? mix(k.salt + (unsigned)k.tag, (unsigned)(t * k.step)) : 0u;
+  unsigned sum = __reduce_add_sync(FULL, v & 0xffffu);
+  unsigned first = __shfl_sync(FULL, v, 0);
+  out[slot * MAXT5 + t] = (unsigned long long)sum << 32 | (first ^ (unsigned)k.tag);
+}
+
+__global__ void byvalParent(unsigned long long *out, int n) {
+  int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= n) return;
+  Knobs k{mix(5, p), 20 + p % 70, (char)('a' + p % 26), (short)(1 + p % 7)};
+  byvalChild<<<byvalBlocks(p), 32>>>(out, k, p);
+}
+
+static void runByval() {
+  const int S = N5 * MAXT5;
+  std::vector<unsigned long long> want(S, ~0ull);
+  for (int p = 0; p < N5; ++p) {
+    Knobs k{mix(5, p), 20 + p % 70, (char)('a' + p % 26), (short)(1 + p % 7)};
+    for (int b = 0; b < byvalBlocks(p); ++b) {
+      unsigned v[32], sum = 0;
+      for (int l = 0; l < 32; ++l) {
+        int t = b * 32 + l;
+        v[l] = t < k.count ? mix(k.salt + (unsigned)k.tag, (unsigned)(t * k.step)) : 0u;
+        sum += v[l] & 0xffffu;
+      }
+      for (int l = 0; l < 32; ++l)
+        want[p * MAXT5 + b * 32 + l] = (unsigned long long)sum << 32 | (v[0] ^ (unsigned)k.tag);
+    }
+  }
+  unsigned long long *dOut;
+  CK(cudaMalloc(&dOut, S * sizeof(unsigned long long)));
+  CK(cudaMemset(dOut, 0xff, S * sizeof(unsigned long long)));
+  byvalParent<<<(N5 + PB5 - 1) / PB5, PB5>>>(dOut, N5);
+  CK_LAUNCH();
+  CK(cudaDeviceSynchronize());
+  std::vector<unsigned long long> out(S);
+  CK(cudaMemcpy(out.data(), dOut, S * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  unsigned long long checksum = 0;
+  for (int i = 0; i < S; ++i) {
+    checksum = checksum * 31 + out[i];
+    if (out[i] != want[i])
+      mismatch("byval parent %d thread %d: %llx (want %llx)", i / MAXT5, i % MAXT5, out[i], want[i]);
+  }
+  std::printf("byval: checksum=%llu\n", checksum);
+  CK(cudaFree(dOut));
+}
+
 int main() {
   setPendingLaunchLimit(1 << 15);
   runJoin();
   runPartial();
   runGrid2d();
   runWarpParents();
+  runByval();
   return finish();
 }

@@ -304,8 +304,8 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
             let by_warp = match variants.runs_by_warp(site.child) {
                 Err(beyond) => Err(beyond),
                 Ok(()) if options.warp_run_threshold == 0 => Err("warp runs are off (-klap-warp-run-threshold=0)".to_string()),
-                Ok(()) if !ChildVariants::shufflable(site.child) => {
-                    Err("a parameter is by value or an aggregate, which cannot be shuffled between lanes".to_string())
+                Ok(()) if !ChildVariants::warp_runnable_params(site.child) => {
+                    Err("a parameter is an aggregate or a vector, which cannot be shuffled between lanes".to_string())
                 }
                 Ok(()) => Ok(()),
             };

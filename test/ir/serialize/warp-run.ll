@@ -18,7 +18,7 @@
 ; REMARK-DAG: remark: {{.*}}launch of @reduce run by the launching warp: where all 32 lanes reach it together and the launching grid has at least 65536 threads (checked at run time: a grid that large keeps the GPU busy by itself), the warp runs the children of those lanes, children of at most 512 threads (checked at run time), one after another, a child warp at a time, each lane playing the child's lane of its own number (the child's threads talk within their warp, not beyond it); a larger child, a launch that not all 32 lanes reach together, and a launch from a smaller grid are launched [KLAP308]
 ; REMARK-DAG: remark: {{.*}}launch not serialized: the child grid has 1024 threads, more than the warp-run threshold 512 [KLAP303]
 ; REMARK-DAG: remark: {{.*}}launch not serialized: the threads of @reduce_sync cannot run one by one: it reduces within a warp; nor a warp at a time: it waits at a barrier [KLAP301]
-; REMARK-DAG: remark: {{.*}}launch not serialized: the threads of @reduce_byval cannot run one by one: it reduces within a warp; nor a warp at a time: a parameter is by value or an aggregate, which cannot be shuffled between lanes [KLAP301]
+; REMARK-DAG: remark: {{.*}}launch of @reduce_byval run by the launching warp: {{.*}}its 32 threads{{.*}} [KLAP308]
 ; GRID-LABEL: define ptx_kernel void @parent(
 ; GRID:         icmp uge i64 %{{.*}}, 1000
 ; GRID:         call void @reduce__klap_warp_run(
@@ -55,6 +55,17 @@
 ; CHECK:         call void @reduce__klap_thread(
 ; CHECK:       next:
 ; CHECK-NEXT:    call void @llvm.nvvm.bar.warp.sync(i32 -1)
+; A by-value parameter: the owner's bytes shuffled word by word into this lane's copy, which the thread
+; variant copies again for each child thread.
+; CHECK-LABEL: define internal void @reduce_byval__klap_warp_run(ptr %0, ptr %1,
+; CHECK:         [[COPY:%.*]] = alloca %struct.pair, align 4
+; CHECK:       child:
+; CHECK:         [[W0:%.*]] = load i32, ptr %1, align 4
+; CHECK-NEXT:    [[S0:%.*]] = call i32 @llvm.nvvm.shfl.sync.idx.i32(i32 -1, i32 [[W0]],
+; CHECK-NEXT:    store i32 [[S0]], ptr [[COPY]], align 4
+; CHECK:         [[S1:%.*]] = call i32 @llvm.nvvm.shfl.sync.idx.i32(i32 -1, i32 %{{.*}},
+; CHECK:         store i32 [[S1]], ptr %{{.*}}, align 4
+; CHECK:         call void @reduce_byval__klap_thread(ptr %{{.*}}, ptr [[COPY]],
 ; PTX: .entry parent(
 ; PTX: activemask.b32
 ; PTX: redux.sync.add.s32
