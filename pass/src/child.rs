@@ -443,12 +443,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let cx = module.get_context();
         let (i1t, i32t, i64t) = (cx.bool_type(), cx.i32_type(), cx.i64_type());
         let n = kernel.count_params() as usize;
-        let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_params().iter().map(|p| p.get_type().into()).collect();
-        types.extend((0..6).map(|_| BasicMetadataTypeEnum::from(i32t)));
-        types.push(i64t.into());
-        let f = module.add_function(&format!("{}__klap_warp_serial", kernel.name()), cx.void_type().fn_type(&types, false), Some(Linkage::Internal));
-        f.add_inline_always();
-        f.set_convergent();
+        let f = warp_variant_function(module, kernel, "__klap_warp_serial", i64t.into());
         let intrinsic = |name: &str, ty: crate::llvm::FunctionType<'c>| module.get_or_declare(name, ty);
         let activemask = intrinsic("llvm.nvvm.activemask", i32t.fn_type(&[], false));
         let lanemask_lt = intrinsic("llvm.nvvm.read.ptx.sreg.lanemask.lt", i32t.fn_type(&[], false));
@@ -609,12 +604,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let cx = module.get_context();
         let (i1t, i32t) = (cx.bool_type(), cx.i32_type());
         let n = kernel.count_params() as usize;
-        let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_params().iter().map(|p| p.get_type().into()).collect();
-        types.extend((0..6).map(|_| BasicMetadataTypeEnum::from(i32t)));
-        types.push(i1t.into());
-        let f = module.add_function(&format!("{}__klap_warp_run", kernel.name()), cx.void_type().fn_type(&types, false), Some(Linkage::Internal));
-        f.add_inline_always();
-        f.set_convergent();
+        let f = warp_variant_function(module, kernel, "__klap_warp_run", i1t.into());
         let intrinsic = |name: &str, ty: crate::llvm::FunctionType<'c>| module.get_or_declare(name, ty);
         let ballot = intrinsic("llvm.nvvm.vote.ballot.sync", i32t.fn_type(&[i32t.into(), i1t.into()], false));
         let warp_sync = intrinsic("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[i32t.into()], false));
@@ -1157,6 +1147,19 @@ fn is_linear_x<'c>(v: BasicValueEnum<'c>) -> bool {
         })
     };
     (reads(p, "tid") && is_block_base(q)) || (reads(q, "tid") && is_block_base(p))
+}
+
+/// A variant the launching warp calls together: `kernel`'s parameters, the child's grid and block (six
+/// `i32`), then `last`; internal, inlined, convergent.
+fn warp_variant_function<'c>(module: &Module<'c>, kernel: FunctionValue<'c>, suffix: &str, last: BasicMetadataTypeEnum<'c>) -> FunctionValue<'c> {
+    let cx = module.get_context();
+    let mut types: Vec<BasicMetadataTypeEnum<'c>> = kernel.get_params().iter().map(|p| p.get_type().into()).collect();
+    types.extend((0..6).map(|_| BasicMetadataTypeEnum::from(cx.i32_type())));
+    types.push(last);
+    let f = module.add_function(&format!("{}{suffix}", kernel.name()), cx.void_type().fn_type(&types, false), Some(Linkage::Internal));
+    f.add_inline_always();
+    f.set_convergent();
+    f
 }
 
 /// The `size` bytes at `from` in lane `lane` (every lane of the warp executes it), into `to` of the calling
