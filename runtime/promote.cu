@@ -226,9 +226,15 @@ DEVICE Chunk *__klap_pool_alloc(u32 size, u32 arg_bytes) {
 // launch (DONE without TAKEN; it then sets the abort flag). Once `abort` is set no slot after the one that
 // set it is ever released.
 INLINE u32 pool_wait_slot(PromotePool *p, PromoteSlot *s, u32 ready, u32 arg_bytes, u32 *word) {
+  // Both loads of a poll go out together: testing `abort` only once the slot's load had come back made
+  // every poll two round trips to memory, and the release waited for up to two of them to be seen.
   u64 both;
-  while (!((u32)(both = load_relaxed(slot_word(s))) & ready) && !load_relaxed(&p->abort))
-    ;
+  for (;;) {
+    both = load_relaxed(slot_word(s));
+    u32 aborted = load_relaxed(&p->abort);
+    if (((u32)both & ready) || aborted)
+      break;
+  }
   fence();
   u32 state = (u32)both;
   *word = (u32)(both >> 32);
