@@ -45,84 +45,19 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
     for site in &model.sites {
-        let by_warp = match kept(site, options, &variants, ctx) {
-            Ok(how) => how == Runner::Warp,
+        let runner = match kept(site, options, &variants, ctx) {
+            Ok(runner) => runner,
             Err((remark, why)) => {
                 remark.emit(ctx, site.launch, &why);
                 continue;
             }
         };
-        let constant = constant_threads(site);
-        if by_warp {
-            let threshold = options.warp_run_threshold;
-            if let Some(n) = constant.filter(|&n| n > threshold) {
-                Remark::SerialTooLarge.emit(ctx, site.launch, &format!("the child grid has {n} threads, more than the warp-run threshold {threshold}"));
-                continue;
-            }
-            let run = variants.warp_run(site.child).expect("kept checked that the parameters shuffle");
-            let size = match constant {
-                Some(n) => format!("its {n} threads"),
-                None => format!("children of at most {threshold} threads (checked at run time)"),
-            };
-            Remark::WarpRun.emit(
-                ctx,
-                site.launch,
-                &format!(
-                    "launch of @{} run by the launching warp: where all 32 lanes reach it together and the launching grid has at least \
-                     {} threads (checked at run time: a grid that large keeps the GPU busy by itself), the warp \
-                     runs the children of those lanes, {size}, one after another, a child warp at a time, each lane playing the \
-                     child's lane of its own number (the child's threads talk within their warp, not beyond it); a larger child, a \
-                     launch that not all 32 lanes reach together, and a launch from a smaller grid are launched",
-                    site.child.name(),
-                    options.warp_run_grid_threads
-                ),
-            );
-            count(Statistic::SerializedLaunch, 1);
-            let fallback = run_by_warp(module, &entries, run, site, threshold, options.warp_run_grid_threads);
-            if site.caller_is_kernel {
-                match folds.iter_mut().find(|(k, _)| *k == site.caller) {
-                    Some((_, fallbacks)) => fallbacks.push(fallback),
-                    None => folds.push((site.caller, vec![fallback])),
-                }
-            }
-            changed = true;
-            continue;
-        }
-        let bound = guard_value(site, &variants);
-        let always = constant.is_some_and(|n| n <= thresholds.anywhere);
-        if let (false, None, Some(n)) = (always, bound, constant) {
-            if n > thresholds.most() {
-                Remark::SerialTooLarge.emit(ctx, site.launch, &format!("the child grid has {n} threads, more than the threshold {}", thresholds.describe()));
-                continue;
-            }
-        }
-        let working = if bound.is_some() { "its working threads (those below its guard's bound)" } else { "its threads" };
-        let how = match constant {
-            Some(n) if always => format!("its {n} threads always"),
-            _ => format!("{working} when there are at most {} (checked at run time; larger ones are launched)", thresholds.describe()),
+        let serialized = match runner {
+            Runner::Warp => by_warp(module, &entries, &mut variants, site, options, ctx),
+            Runner::Thread => in_thread(module, &entries, &mut variants, site, options, thresholds, ctx),
         };
-        let stream = if site.stream == Stream::SingleLaunch { format!("; {SINGLE_LAUNCH_STREAM}") } else { String::new() };
-        // With `serialize-warp`, the lanes of a warp that reach the launch together run their children
-        // together; the counts are below 2^bits (at most the threshold).
-        let bits = 64 - thresholds.most().leading_zeros();
-        let warp_serial = match options.serialize_warp {
-            true => variants.warp_serial(site.child, bits),
-            false => None,
-        };
-        let warp = warp_serial.is_some();
-        let together = match (options.serialize_warp, warp) {
-            (true, true) => "; the lanes of the launching warp run their children's threads together, shared out evenly",
-            (true, false) => "; each thread alone (a parameter is by value or an aggregate: it cannot be shuffled between lanes)",
-            _ => "",
-        };
-        Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}{stream}{together}", site.child.name()));
-        count(Statistic::SerializedLaunch, 1);
-        let serial = match (warp_serial, bound) {
-            (Some(f), _) => f,
-            (None, Some(_)) => variants.serial_in_bound(site.child),
-            (None, None) => variants.serial(site.child),
-        };
-        let fallback = serialize(module, &entries, serial, site, thresholds, always, bound);
+        // The launch made where the check at run time fails, if any.
+        let Some(fallback) = serialized else { continue };
         if site.caller_is_kernel {
             let at = folds.iter().position(|(k, _)| *k == site.caller).unwrap_or_else(|| {
                 folds.push((site.caller, Vec::new()));
@@ -140,6 +75,94 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
     }
     changed
+}
+
+/// Runs the children of the launch at `site` by the launching warp (KLAP308), or keeps the launch where the
+/// child is a constant size above the threshold (None). Some(the launch left for what the warp does not run).
+fn by_warp<'c>(
+    module: &Module<'c>,
+    entries: &CanonicalEntries<'c>,
+    variants: &mut ChildVariants<'_, 'c>,
+    site: &LaunchSite<'c>,
+    options: &Options,
+    ctx: Ctx,
+) -> Option<Option<InstructionValue<'c>>> {
+    let constant = constant_threads(site);
+    let threshold = options.warp_run_threshold;
+    if let Some(n) = constant.filter(|&n| n > threshold) {
+        Remark::SerialTooLarge.emit(ctx, site.launch, &format!("the child grid has {n} threads, more than the warp-run threshold {threshold}"));
+        return None;
+    }
+    let run = variants.warp_run(site.child).expect("kept checked that the parameters shuffle");
+    let size = match constant {
+        Some(n) => format!("its {n} threads"),
+        None => format!("children of at most {threshold} threads (checked at run time)"),
+    };
+    Remark::WarpRun.emit(
+        ctx,
+        site.launch,
+        &format!(
+            "launch of @{} run by the launching warp: where all 32 lanes reach it together and the launching grid has at least \
+             {} threads (checked at run time: a grid that large keeps the GPU busy by itself), the warp \
+             runs the children of those lanes, {size}, one after another, a child warp at a time, each lane playing the \
+             child's lane of its own number (the child's threads talk within their warp, not beyond it); a larger child, a \
+             launch that not all 32 lanes reach together, and a launch from a smaller grid are launched",
+            site.child.name(),
+            options.warp_run_grid_threads
+        ),
+    );
+    count(Statistic::SerializedLaunch, 1);
+    Some(Some(run_by_warp(module, entries, run, site, threshold, options.warp_run_grid_threads)))
+}
+
+/// Serializes the launch at `site` into the launching thread (KLAP300), or keeps it where the child is a
+/// constant size above the thresholds (None). Some(the launch left for larger children, where the size is
+/// checked at run time).
+fn in_thread<'c>(
+    module: &Module<'c>,
+    entries: &CanonicalEntries<'c>,
+    variants: &mut ChildVariants<'_, 'c>,
+    site: &LaunchSite<'c>,
+    options: &Options,
+    thresholds: Thresholds,
+    ctx: Ctx,
+) -> Option<Option<InstructionValue<'c>>> {
+    let constant = constant_threads(site);
+    let bound = guard_value(site, variants);
+    let always = constant.is_some_and(|n| n <= thresholds.anywhere);
+    if let (false, None, Some(n)) = (always, bound, constant) {
+        if n > thresholds.most() {
+            Remark::SerialTooLarge.emit(ctx, site.launch, &format!("the child grid has {n} threads, more than the threshold {}", thresholds.describe()));
+            return None;
+        }
+    }
+    let working = if bound.is_some() { "its working threads (those below its guard's bound)" } else { "its threads" };
+    let how = match constant {
+        Some(n) if always => format!("its {n} threads always"),
+        _ => format!("{working} when there are at most {} (checked at run time; larger ones are launched)", thresholds.describe()),
+    };
+    let stream = if site.stream == Stream::SingleLaunch { format!("; {SINGLE_LAUNCH_STREAM}") } else { String::new() };
+    // With `serialize-warp`, the lanes of a warp that reach the launch together run their children
+    // together; the counts are below 2^bits (at most the threshold).
+    let bits = 64 - thresholds.most().leading_zeros();
+    let warp_serial = match options.serialize_warp {
+        true => variants.warp_serial(site.child, bits),
+        false => None,
+    };
+    let warp = warp_serial.is_some();
+    let together = match (options.serialize_warp, warp) {
+        (true, true) => "; the lanes of the launching warp run their children's threads together, shared out evenly",
+        (true, false) => "; each thread alone (a parameter is by value or an aggregate: it cannot be shuffled between lanes)",
+        _ => "",
+    };
+    Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}{stream}{together}", site.child.name()));
+    count(Statistic::SerializedLaunch, 1);
+    let serial = match (warp_serial, bound) {
+        (Some(f), _) => f,
+        (None, Some(_)) => variants.serial_in_bound(site.child),
+        (None, None) => variants.serial(site.child),
+    };
+    Some(serialize(module, entries, serial, site, thresholds, always, bound))
 }
 
 /// The device runtime's error queries: they read (and the first resets) the thread's last error.
