@@ -570,17 +570,12 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// Whether every parameter of `kernel` can be shuffled between lanes: integers, floats and pointers,
     /// none by value.
     pub fn shufflable(kernel: FunctionValue<'c>) -> bool {
-        (0..kernel.count_params()).all(|i| kernel.param_byval_type(i).is_none()) && Self::scalar_params(kernel)
+        (0..kernel.count_params()).all(|i| kernel.param_byval_type(i).is_none()) && Self::warp_runnable_params(kernel)
     }
 
-    /// Whether the warp can run `kernel`'s children: every parameter shuffles, or is by value (its bytes
-    /// shuffled into a copy).
+    /// Whether the warp can run `kernel`'s children: every parameter is an integer, a float or a pointer
+    /// (a by-value one is a pointer: its bytes are shuffled into a copy).
     pub fn warp_runnable_params(kernel: FunctionValue<'c>) -> bool {
-        Self::scalar_params(kernel)
-    }
-
-    /// Whether every parameter is an integer, a float or a pointer (a by-value one is a pointer).
-    fn scalar_params(kernel: FunctionValue<'c>) -> bool {
         kernel.get_params().iter().all(|p| matches!(p.get_type(), BasicTypeEnum::IntType(_) | BasicTypeEnum::FloatType(_) | BasicTypeEnum::PointerType(_)))
     }
 
