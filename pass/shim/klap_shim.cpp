@@ -41,6 +41,7 @@ STATISTIC(NumLaunchesAggregated, "Device launches aggregated");
 STATISTIC(NumLaunchesSerialized, "Device launches serialized");
 STATISTIC(NumMallocsAggregated, "Device-side cudaMalloc calls aggregated per warp");
 STATISTIC(NumLaunchesBlockReused, "Device launches run by their launching block");
+STATISTIC(NumKernelsRegisterCapped, "Kernels with klap's runtime code whose registers were capped");
 
 static cl::opt<std::string> GranularityOpt(
     "klap-granularity",
@@ -121,6 +122,19 @@ static cl::opt<unsigned> WarpRunGridThreadsOpt(
     "klap-warp-run-grid-threads",
     cl::desc("The fewest threads a launching grid must have for its warps to run their children themselves"),
     cl::init(DefaultWarpRunGridThreads), cl::Hidden);
+
+// The device runtime's code inlined into a kernel set its register count: 61 to 69 registers for every
+// parent and aggregated child of the suite, against 30 to 38 for their code as written, which halves the
+// blocks a multiprocessor holds. Capped (`.maxnreg`), ptxas spills in the runtime's paths instead. Chosen
+// by measurement on the GPU: BENCHMARKS.md (seventeenth session).
+static constexpr unsigned DefaultMaxRegisters = 48;
+
+static cl::opt<unsigned> MaxRegistersOpt(
+    "klap-max-registers",
+    cl::desc("The most registers per thread of a kernel klap added its device runtime's code to (.maxnreg); kernels "
+             "with __launch_bounds__ or __maxnreg__ keep theirs; kernels that run children's threads themselves get 64 at "
+             "least (0: no cap)"),
+    cl::init(DefaultMaxRegisters));
 
 static cl::opt<bool> BlockReuseOpt("klap-block-reuse",
                                    cl::desc("Run the child blocks a parent block launches with the parent block's "
@@ -217,6 +231,10 @@ struct KlapRustOptions {
   uint64_t SerializeSmallGridThreshold = DefaultSerializeSmallGridThreshold;
   uint64_t WarpRunThreshold = DefaultWarpRunThreshold;
   uint64_t WarpRunGridThreads = DefaultWarpRunGridThreads;
+  uint64_t MaxRegisters = DefaultMaxRegisters;
+  // The runtime is inlined: through calls, the runtime's registers would count toward every parent
+  // kernel's call graph (measured: 24 to 102 registers), too many for 1024-thread blocks.
+  bool InlineRuntime = true;
 };
 
 extern "C" {
@@ -276,9 +294,6 @@ constexpr char PrintGraphName[] = "print<klap-graph>";
 
 struct KlapOptions {
   KlapRustOptions Rust;
-  // The runtime is inlined: through calls, the runtime's registers would count toward every parent
-  // kernel's call graph (measured: 24 to 102 registers), too many for 1024-thread blocks.
-  bool InlineRuntime = true;
 };
 
 // klap's pipeline (pass/src/plugin.rs): normalize, then aggregate, as the options enable them.
@@ -325,6 +340,8 @@ std::optional<unsigned> parsePromote(StringRef S) {
 constexpr char PromoteValues[] = "none, basic, aggregate, overlap, all or auto";
 // The most links a pool may have (its record, a slot per link, must fit the runtime's largest chunk).
 constexpr unsigned MaxPromotePool = 1u << 16;
+// The register counts `.maxnreg` may ask for: ptxas gives no thread fewer than 16, and none more than 255.
+constexpr unsigned MinMaxRegisters = 16, MaxMaxRegisters = 255;
 
 std::optional<unsigned> parseGranularity(StringRef S) {
   return StringSwitch<std::optional<unsigned>>(S)
@@ -353,6 +370,11 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.SerializeSmallGridThreshold = SerializeSmallGridThresholdOpt;
   O.Rust.WarpRunThreshold = WarpRunThresholdOpt;
   O.Rust.WarpRunGridThreads = WarpRunGridThreadsOpt;
+  O.Rust.MaxRegisters = MaxRegistersOpt;
+  if (MaxRegistersOpt != 0 && (MaxRegistersOpt < MinMaxRegisters || MaxRegistersOpt > MaxMaxRegisters))
+    report_fatal_error(Twine("klap: -klap-max-registers must be 0 or a number from ") + Twine(MinMaxRegisters) + " to " +
+                           Twine(MaxMaxRegisters) + ", not " + Twine(unsigned(MaxRegistersOpt)),
+                       /*gen_crash_diag=*/false);
   if (!PromoteOpt.empty()) {
     if (auto P = parsePromote(PromoteOpt))
       O.Rust.Promote = *P;
@@ -370,13 +392,13 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) |
                          (DisableSerializeOpt ? 4u : 0u) | (DisableMallocOpt ? 8u : 0u) |
                          (DisableBlockReuseOpt ? 16u : 0u) | (DisablePromoteOpt ? 32u : 0u);
-  O.InlineRuntime = InlineRuntimeOpt && !DisableInlineRuntimeOpt;
+  O.Rust.InlineRuntime = InlineRuntimeOpt && !DisableInlineRuntimeOpt;
   return O;
 }
 
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
-//      serialize-small-grid-threshold=N;warp-run-threshold=N;warp-run-grid-threads=N;
+//      serialize-small-grid-threshold=N;warp-run-threshold=N;warp-run-grid-threads=N;max-registers=N;
 //      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
 //      promote-pool=N;no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
@@ -420,6 +442,13 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       if (P.getAsInteger(10, N))
         return make_error<StringError>("klap: warp-run-grid-threads needs a number", inconvertibleErrorCode());
       O.Rust.WarpRunGridThreads = N;
+    } else if (P.consume_front("max-registers=")) {
+      uint64_t N;
+      if (P.getAsInteger(10, N) || (N != 0 && (N < MinMaxRegisters || N > MaxMaxRegisters)))
+        return make_error<StringError>(Twine("klap: max-registers needs 0 or a number from ") + Twine(MinMaxRegisters) +
+                                           " to " + Twine(MaxMaxRegisters),
+                                       inconvertibleErrorCode());
+      O.Rust.MaxRegisters = N;
     } else if (P == "block-reuse" || P == "no-block-reuse") {
       O.Rust.BlockReuse = P == "block-reuse";
     } else if (P.consume_front("block-reuse-queue=")) {
@@ -440,7 +469,7 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
                                        inconvertibleErrorCode());
       O.Rust.PromotePool = N;
     } else if (P == "no-inline-runtime") {
-      O.InlineRuntime = false;
+      O.Rust.InlineRuntime = false;
     } else if (P.consume_front("pool-mib=")) {
       unsigned MiB;
       if (P.getAsInteger(10, MiB) || MiB == 0)
@@ -455,7 +484,7 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
 
 void addPipeline(ModulePassManager &MPM, KlapOptions O) {
   MPM.addPass(KlapPipelinePass(O.Rust));
-  if (O.InlineRuntime)
+  if (O.Rust.InlineRuntime)
     MPM.addPass(AlwaysInlinerPass());
 }
 
@@ -473,6 +502,7 @@ std::string toParams(const KlapOptions &O) {
   S += ";serialize-small-grid-threshold=" + std::to_string(O.Rust.SerializeSmallGridThreshold);
   S += ";warp-run-threshold=" + std::to_string(O.Rust.WarpRunThreshold);
   S += ";warp-run-grid-threads=" + std::to_string(O.Rust.WarpRunGridThreads);
+  S += ";max-registers=" + std::to_string(O.Rust.MaxRegisters);
   if (O.Rust.SerializeWarp)
     S += ";serialize-warp";
   if (O.Rust.PoolBytes)
@@ -484,7 +514,7 @@ std::string toParams(const KlapOptions &O) {
     S += std::string(";promote=") + Promotions[O.Rust.Promote];
   if (O.Rust.PromotePool != DefaultPromotePool)
     S += ";promote-pool=" + std::to_string(O.Rust.PromotePool);
-  if (!O.InlineRuntime)
+  if (!O.Rust.InlineRuntime)
     S += ";no-inline-runtime";
   return S;
 }
@@ -517,7 +547,7 @@ struct KlapAtLinkPass : PassInfoMixin<KlapAtLinkPass> {
       report_fatal_error(Twine("klap: the module's ") + AtLinkFlag + " flag: " + toString(O.takeError()),
                          /*gen_crash_diag=*/false);
     PreservedAnalyses PA = KlapPipelinePass(O->Rust).run(M, MAM);
-    if (O->InlineRuntime) {
+    if (O->Rust.InlineRuntime) {
       MAM.invalidate(M, PA);
       PA.intersect(AlwaysInlinerPass().run(M, MAM));
     }
@@ -881,7 +911,8 @@ enum KlapStatistic {
   AggregatedLaunch = 3,
   SerializedLaunch = 4,
   AggregatedMalloc = 5,
-  BlockReusedLaunch = 6
+  BlockReusedLaunch = 6,
+  RegisterCappedKernel = 7
 };
 
 void klap_count(unsigned Which, unsigned N) {
@@ -906,6 +937,9 @@ void klap_count(unsigned Which, unsigned N) {
     break;
   case BlockReusedLaunch:
     NumLaunchesBlockReused += N;
+    break;
+  case RegisterCappedKernel:
+    NumKernelsRegisterCapped += N;
     break;
   }
 }

@@ -1046,6 +1046,17 @@ impl IndexRewrite {
     }
 }
 
+/// The suffixes of the variants that run a child's threads in the calling thread, warp or block (thread,
+/// serial, warp-serial, warp-run and block variants, and the copies of the device functions they call).
+const THREAD_RUNNERS: [&str; 5] = ["__klap_thread", "__klap_serial", "__klap_warp_serial", "__klap_warp_run", "__klap_block"];
+
+/// Whether `function` is a variant that runs a child's threads itself: code that runs as often as the
+/// child's threads would, not once per launch.
+pub fn runs_child_threads(function: FunctionValue) -> bool {
+    let name = function.name();
+    THREAD_RUNNERS.iter().any(|s| name.ends_with(s) || name.ends_with(&format!("{s}_in_bound")))
+}
+
 /// What a call does that needs the other threads of a block or warp (a barrier, a warp collective, a
 /// lane's identity), by the callee's name; None for anything else.
 fn thread_collective(callee: &str) -> Option<&'static str> {

@@ -122,6 +122,7 @@ pub enum Statistic {
     SerializedLaunch = 4,
     AggregatedMalloc = 5,
     BlockReusedLaunch = 6,
+    RegisterCappedKernel = 7,
 }
 
 pub fn count(which: Statistic, n: usize) {
@@ -752,6 +753,10 @@ pub trait FunctionExt<'c>: Copy {
         self.this().remove_enum_attribute(AttributeLoc::Function, kind_id("noinline"));
         self.this().add_attribute(AttributeLoc::Function, cx.create_enum_attribute(kind_id("alwaysinline"), 0));
     }
+    /// Whether the function is `alwaysinline`.
+    fn is_always_inline(self) -> bool {
+        self.this().get_enum_attribute(AttributeLoc::Function, kind_id("alwaysinline")).is_some()
+    }
     /// Marks the function `noinline` (and not `alwaysinline`).
     fn set_noinline(self) {
         let cx = self.this().get_type().get_context();
@@ -763,6 +768,17 @@ pub trait FunctionExt<'c>: Copy {
     fn set_convergent(self) {
         let cx = self.this().get_type().get_context();
         self.this().add_attribute(AttributeLoc::Function, cx.create_enum_attribute(kind_id("convergent"), 0));
+    }
+    /// The value of the function's string attribute `key` (`"nvvm.maxnreg"`), if it has one.
+    fn string_attribute(self, key: &str) -> Option<String> {
+        self.this()
+            .get_string_attribute(AttributeLoc::Function, key)
+            .map(|a| a.get_string_value().to_string_lossy().into_owned())
+    }
+    /// Gives the function the string attribute `key`=`value`, replacing any it had.
+    fn set_string_attribute(self, key: &str, value: &str) {
+        let cx = self.this().get_type().get_context();
+        self.this().add_attribute(AttributeLoc::Function, cx.create_string_attribute(key, value));
     }
     /// Removes a function nothing uses.
     fn erase(self) {

@@ -7,7 +7,7 @@ use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, writ
 use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
 use crate::transform::promote::{self, Promotion};
-use crate::transform::{aggregate, block_reuse, devrt_stubs, malloc, normalize, serialize, Granularity, Options};
+use crate::transform::{aggregate, block_reuse, devrt_stubs, malloc, normalize, registers, serialize, Granularity, Options};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -116,6 +116,8 @@ pub struct RawOptions {
     serialize_small_grid_threshold: u64,
     warp_run_threshold: u64,
     warp_run_grid_threads: u64,
+    max_registers: u64,
+    inline_runtime: bool,
 }
 
 impl RawOptions {
@@ -140,6 +142,8 @@ impl RawOptions {
             serialize_small_grid_threshold: self.serialize_small_grid_threshold,
             warp_run_threshold: self.warp_run_threshold,
             warp_run_grid_threads: self.warp_run_grid_threads,
+            max_registers: self.max_registers,
+            inline_runtime: self.inline_runtime,
             // Not part of plain `auto`: with it mandel and amr ran 1.6x to 1.8x slower at `auto` on an H200
             // (2026-11-27: a block runs its children one after another, where aggregation spreads them over
             // the GPU), and qt 40x slower at granularity none on an H100 (2026-11-25).
@@ -200,6 +204,9 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
             }
             current = Some(next);
         }
+    }
+    if changed {
+        registers::cap(&module, ctx, options);
     }
     Ok(changed)
 }

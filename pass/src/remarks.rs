@@ -73,6 +73,8 @@ pub enum Remark {
     PromotedOverlap,
     PromoteNoOverlap,
     PromoteLaunchedElsewhere,
+    RegistersCapped,
+    RegistersKept,
 }
 
 impl Remark {
@@ -146,6 +148,8 @@ impl Remark {
             Remark::PromotedOverlap => "KLAP415",
             Remark::PromoteNoOverlap => "KLAP416",
             Remark::PromoteLaunchedElsewhere => "KLAP417",
+            Remark::RegistersCapped => "KLAP600",
+            Remark::RegistersKept => "KLAP601",
         }
     }
 
@@ -187,7 +191,8 @@ impl Remark {
             | Remark::BlockReused
             | Remark::Promoted
             | Remark::PromotedPool
-            | Remark::PromotedOverlap => RemarkKind::Passed,
+            | Remark::PromotedOverlap
+            | Remark::RegistersCapped => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -228,6 +233,8 @@ impl Remark {
                 "launch not serialized: "
             }
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
+            Remark::RegistersCapped => "",
+            Remark::RegistersKept => "registers not capped: ",
             Remark::DevrtStubKept | Remark::LeftToLink => "",
             Remark::StreamNotAggregated
             | Remark::NullStreamKept

@@ -7,6 +7,7 @@ pub mod devrt_stubs;
 pub mod malloc;
 pub mod normalize;
 pub mod promote;
+pub mod registers;
 pub mod serialize;
 
 /// The scope over which launches are aggregated.
@@ -61,5 +62,10 @@ pub struct Options {
     pub promote: promote::Promotion,
     /// Links per pool at `promote=aggregate` (`-klap-promote-pool`).
     pub promote_pool: u64,
+    /// The most registers per thread of a kernel with the runtime's code in it (transform/registers.rs;
+    /// 0: no cap).
+    pub max_registers: u64,
+    /// Whether the runtime's functions are inlined after klap's steps (`-klap-inline-runtime`).
+    pub inline_runtime: bool,
 }
 

@@ -1,0 +1,125 @@
+//! The register count of the kernels klap put its device runtime's code into, capped.
+//!
+//! ptxas gives a kernel the registers its most demanding point needs, and the runtime's paths (the
+//! registration, the scope's exit and launch, the record lookup), inlined, need more than most
+//! kernels' own code: every parent and aggregated child of the suite took 61 to 69 registers, against
+//! 30 to 38 for the same code as written, so a multiprocessor held half as many of their blocks. Those
+//! paths run once per launch, warp or block, so spilling there costs less than the blocks lost: the
+//! kernel gets `.maxnreg N` (the function attribute `"nvvm.maxnreg"`), and ptxas spills in the runtime
+//! paths instead. ptxas refuses a capped kernel that calls a function compiled to more registers than the
+//! cap, so only a kernel whose every callee is inlined (the runtime's included) or is CUDA's own is capped.
+//! A kernel whose author bounded it (`__launch_bounds__`, `__maxnreg__`) keeps that bound,
+//! and one that runs children's threads itself (serialized, run by its warps or blocks) gets a cap of 64
+//! at least: its loops are hot code that a lower cap makes spill (mstf and mstv, serialized, 3% to 8%
+//! slower capped at 48 on an H200, where mandel, amr, qt and mm, aggregated, were 2% to 40% faster), but
+//! uncapped it grew past 64 (join's parent to 66 registers with the runtime's larger grid-scope entry: 3
+//! blocks of 256 threads a multiprocessor instead of 4, 1.23x to 1.28x slower), and a kernel past 64
+//! cannot be launched with blocks of 1024 threads (BENCHMARKS.md, seventeenth session).
+
+use super::Options;
+use crate::callgraph::CallGraph;
+use crate::child::runs_child_threads;
+use crate::llvm::{count, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, Module, ModuleExt, Statistic};
+use crate::remarks::Remark;
+
+/// The function attributes through which a kernel's author bounds its registers or block size.
+const USER_BOUNDS: [&str; 4] = ["nvvm.maxnreg", "nvvm.maxntid", "nvvm.reqntid", "nvvm.minctasm"];
+
+/// The most registers per thread with which a block of 1024 threads can launch (65,536 a multiprocessor):
+/// the cap of a kernel that runs children's threads itself.
+const LAUNCHABLE_1024: u64 = 64;
+
+/// Whether `name` is a function of the device runtime (runtime/), which klap links into the module.
+fn is_runtime(name: &str) -> bool {
+    name.starts_with("__klap_")
+}
+
+/// Declarations a capped kernel may call: LLVM's intrinsics, CUDA's device runtime (libcudadevrt) and the
+/// system calls of CUDA's headers, which nvlink links to a capped kernel as it is.
+fn cuda_provided(name: &str) -> bool {
+    ["llvm.", "cuda", "__cuda"].iter().any(|p| name.starts_with(p)) || ["vprintf", "malloc", "free", "__assertfail"].contains(&name)
+}
+
+/// A call reached from `kernel` that stays a call after the runtime is inlined, and is not CUDA's own:
+/// what the cap would make ptxas refuse.
+fn out_of_line_call<'c>(calls: &CallGraph<'c>, kernel: FunctionValue<'c>) -> Option<String> {
+    for f in calls.reachable_from(kernel) {
+        if f != kernel && !f.is_always_inline() {
+            return Some(format!("@{}, which is not inlined", f.name()));
+        }
+        if calls.calls_indirectly(f) {
+            return Some(format!("a function through a pointer (in @{})", f.name()));
+        }
+        let declared = f
+            .instructions()
+            .into_iter()
+            .filter(|i| i.get_opcode() == InstructionOpcode::Call)
+            .filter_map(|i| i.called_function())
+            .find(|g| g.is_declaration() && !cuda_provided(&g.name()));
+        if let Some(g) = declared {
+            return Some(format!("@{}, defined elsewhere", g.name()));
+        }
+    }
+    None
+}
+
+pub fn cap<'c>(module: &Module<'c>, ctx: Ctx, options: &Options) {
+    if options.max_registers == 0 {
+        return;
+    }
+    let calls = CallGraph::build(module);
+    let with_runtime = calls.functions_calling(|f| is_runtime(&f.name()));
+    let with_child_threads = calls.functions_calling(runs_child_threads);
+    let mut capped = 0;
+    for kernel in module.functions() {
+        if !kernel.is_ptx_kernel() || !with_runtime.contains(&kernel) {
+            continue;
+        }
+        let Some(at) = kernel.instructions().into_iter().next() else { continue };
+        if let Some((key, value)) = USER_BOUNDS.iter().find_map(|&k| kernel.string_attribute(k).map(|v| (k, v))) {
+            Remark::RegistersKept.emit(
+                ctx,
+                at,
+                &format!(
+                    "@{} has klap's device runtime in it, but its author bounded it (\"{key}\"=\"{value}\", from __launch_bounds__ or \
+                     __maxnreg__): ptxas keeps to that",
+                    kernel.name()
+                ),
+            );
+            continue;
+        }
+        let why_not = if !options.inline_runtime {
+            Some("the runtime's functions stay calls (-klap-inline-runtime=false), compiled without a cap".to_string())
+        } else {
+            out_of_line_call(&calls, kernel).map(|call| format!("it calls {call}: ptxas refuses a capped kernel whose callee takes more"))
+        };
+        if let Some(why) = why_not {
+            Remark::RegistersKept.emit(ctx, at, &format!("@{} has klap's device runtime in it, but {why}", kernel.name()));
+            continue;
+        }
+        let (n, why) = if with_child_threads.contains(&kernel) {
+            let n = options.max_registers.max(LAUNCHABLE_1024);
+            (
+                n,
+                format!(
+                    "it runs children's threads itself (serialized, or run by its warps or blocks), in loops that a lower cap \
+                     would make spill, so at most {n}: a block of 1024 threads still launches, and one of 256 keeps 4 blocks a \
+                     multiprocessor"
+                ),
+            )
+        } else {
+            (
+                options.max_registers,
+                "the runtime's paths spill rather than set the kernel's register count and halve the blocks a multiprocessor holds".to_string(),
+            )
+        };
+        kernel.set_string_attribute("nvvm.maxnreg", &n.to_string());
+        capped += 1;
+        Remark::RegistersCapped.emit(
+            ctx,
+            at,
+            &format!("@{} has klap's device runtime in it: at most {n} registers per thread (.maxnreg, -klap-max-registers): {why}", kernel.name()),
+        );
+    }
+    count(Statistic::RegisterCappedKernel, capped);
+}
