@@ -91,9 +91,14 @@ struct Scope {
   u32 block_only;
 };
 
-// The most threads of a grid whose grid scope may be each block's own (__klap_grid_enter_small_per_block),
-// as the most threads of a launching grid where the pass serializes larger children (pass/src/runtime.rs).
+// The most threads of a grid whose grid scope may be each block's own (__klap_grid_enter_per_block,
+// PER_BLOCK_IF_SMALL_GRID), as the most threads of a launching grid where the pass serializes larger
+// children (pass/src/runtime.rs).
 enum { SMALL_GRID_THREADS = 16384 };
+// The fewest threads of a block whose grid scope may be the block's own (PER_BLOCK_IF_LARGE_BLOCKS).
+enum { LARGE_BLOCK_THREADS = 1024 };
+// When __klap_grid_enter_per_block makes a grid scope each block's own (the pass's flags, aggregate.rs).
+enum { PER_BLOCK_IF_SMALL_GRID = 1, PER_BLOCK_IF_LARGE_BLOCKS = 2 };
 
 // A scope's current chunk while one lane takes the next, and where a group has none.
 #define CLAIMING ((Chunk *)1)

@@ -253,16 +253,23 @@ INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
 }
 
 // Grid scope: at kernel entry, by every thread. A one-block grid's scope is the block's, with no table
-// lookup (ccl's parents are one block of 2 threads: 2 lanes to scan a window); so is a small grid's
-// (at most SMALL_GRID_THREADS) where `per_block_if_small`: the pass asks for it where every launch is
-// what serialization left for children above its threshold. There most children were serialized, few
-// launches are left to gather, and the grid-wide scope (the table search, the grid-wide exit count)
-// cost more than gathering them per grid gained (gc's 8 blocks, mstf's and mstv's 4: 1.02x to 1.12x
-// faster per block on an H100, BENCHMARKS.md, fourteenth session). (An aggregated child's grid scope
-// is in its chunk, set up by its launch: __klap_child_grid_scope.)
-INLINE Scope *grid_enter(u32 groups, const u32 *sizes, bool per_block_if_small) {
+// lookup (ccl's parents are one block of 2 threads: 2 lanes to scan a window). So is, where `per_block`
+// asks (the pass's flags, at auto):
+// - PER_BLOCK_IF_SMALL_GRID: a small grid's (at most SMALL_GRID_THREADS), where every launch is what
+//   serialization left for children above its threshold. There most children were serialized, few
+//   launches are left to gather, and the grid-wide scope (the table search, the grid-wide exit count)
+//   cost more than gathering them per grid gained (gc's 8 blocks, mstf's and mstv's 4: 1.02x to 1.12x
+//   faster per block on an H100, BENCHMARKS.md, fourteenth session).
+// - PER_BLOCK_IF_LARGE_BLOCKS: a grid of blocks of at least LARGE_BLOCK_THREADS threads. Such a block
+//   gathers up to that many launches by itself, and its children start when it ends instead of when
+//   the grid does (bfs's 1024-thread parents: 0.405 ms against 0.430 with the grid's scope, block
+//   granularity 0.398; mstv 0.473 against 0.501; H200, BENCHMARKS.md, seventeenth session).
+// (An aggregated child's grid scope is in its chunk, set up by its launch: __klap_child_grid_scope.)
+INLINE Scope *grid_enter(u32 groups, const u32 *sizes, u32 per_block) {
   bool one_block = grid_blocks() == 1;
-  if (one_block || (per_block_if_small && grid_blocks() * block_threads() <= SMALL_GRID_THREADS)) {
+  bool small = (per_block & PER_BLOCK_IF_SMALL_GRID) && grid_blocks() * block_threads() <= SMALL_GRID_THREADS;
+  bool large_blocks = (per_block & PER_BLOCK_IF_LARGE_BLOCKS) && block_threads() >= LARGE_BLOCK_THREADS;
+  if (one_block || small || large_blocks) {
     if (tid_linear() == 0) {
       setup_scope(&klap_block_scope, groups, sizes, one_block, (block_threads() + 31) / 32, 0);
       klap_block_scope.block_only = !one_block;
@@ -289,13 +296,14 @@ INLINE Scope *grid_enter(u32 groups, const u32 *sizes, bool per_block_if_small) 
 DEVICE Scope *__klap_grid_enter(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 size4, u32 size5, u32 size6,
                                  u32 size7) {
   u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3, size4, size5, size6, size7};
-  return grid_enter(groups, sizes, false);
+  return grid_enter(groups, sizes, 0);
 }
 
-DEVICE Scope *__klap_grid_enter_small_per_block(u32 groups, u32 size0, u32 size1, u32 size2, u32 size3, u32 size4,
-                                                 u32 size5, u32 size6, u32 size7) {
+// `per_block`: PER_BLOCK_IF_SMALL_GRID and PER_BLOCK_IF_LARGE_BLOCKS, as grid_enter says.
+DEVICE Scope *__klap_grid_enter_per_block(u32 per_block, u32 groups, u32 size0, u32 size1, u32 size2, u32 size3,
+                                          u32 size4, u32 size5, u32 size6, u32 size7) {
   u32 sizes[MAX_GROUPS] = {size0, size1, size2, size3, size4, size5, size6, size7};
-  return grid_enter(groups, sizes, true);
+  return grid_enter(groups, sizes, per_block);
 }
 
 // After a registration's record is written, by the registering thread: releases the record (and what

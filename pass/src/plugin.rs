@@ -144,6 +144,8 @@ impl RawOptions {
             warp_run_grid_threads: self.warp_run_grid_threads,
             max_registers: self.max_registers,
             inline_runtime: self.inline_runtime,
+            // At `auto` (H200: bfs 1.06x, mstv 1.06x faster; BENCHMARKS.md, seventeenth session).
+            large_blocks_per_block: self.granularity == 4,
             // Not part of plain `auto`: with it mandel and amr ran 1.6x to 1.8x slower at `auto` on an H200
             // (2026-11-27: a block runs its children one after another, where aggregation spreads them over
             // the GPU), and qt 40x slower at granularity none on an H100 (2026-11-25).

@@ -37,6 +37,15 @@ use crate::site::ops::{
 use crate::site::{self, param_layout, uniform, LaunchModel, LaunchSite};
 use std::collections::{HashMap, HashSet};
 
+/// When the runtime makes a grid scope each block's own (its PER_BLOCK_* flags): where the grid is small
+/// (at most [`SMALL_GRID_THREADS`]), and where its blocks have at least [`LARGE_BLOCK_THREADS`] threads.
+const PER_BLOCK_IF_SMALL_GRID: u32 = 1;
+const PER_BLOCK_IF_LARGE_BLOCKS: u32 = 2;
+
+/// The fewest threads of a block whose grid scope the runtime may make the block's own (its
+/// LARGE_BLOCK_THREADS).
+const LARGE_BLOCK_THREADS: u64 = 1024;
+
 /// Launch groups a block or grid scope can hold (the runtime's MAX_GROUPS).
 const MAX_GROUPS: usize = 8;
 
@@ -413,13 +422,21 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
         let shares = callees.sharing.contains_key(&caller);
         if !placed.scope.is_empty() || shares {
-            let per_block_if_small = granularity == Granularity::Grid && in_variant.is_none() && small_grid_per_block(&placed.scope, shares);
-            let note = match per_block_if_small {
-                true => format!(
+            let as_written_grid = granularity == Granularity::Grid && in_variant.is_none();
+            let small = as_written_grid && small_grid_per_block(&placed.scope, shares);
+            let large_blocks = as_written_grid && options.large_blocks_per_block;
+            let per_block_when = if small { PER_BLOCK_IF_SMALL_GRID } else { 0 } | if large_blocks { PER_BLOCK_IF_LARGE_BLOCKS } else { 0 };
+            let mut note = String::new();
+            if small {
+                note += &format!(
                     "; per block where the launching grid has at most {SMALL_GRID_THREADS} threads (checked at run time): every launch of its kernel is what serialization left for larger children"
-                ),
-                false => String::new(),
-            };
+                );
+            }
+            if large_blocks {
+                note += &format!(
+                    "; per block where the launching blocks have {LARGE_BLOCK_THREADS} threads or more (checked at run time): such a block gathers enough launches by itself, and its children start when it ends"
+                );
+            }
             for site in &placed.scope {
                 if !quiet && shape.warp_scoped {
                     let why = if shape.launches_in_loop {
@@ -442,7 +459,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             let as_written = children.iter().copied().find(|&k| aggregated(k).is_some_and(|v| v.function == caller)).unwrap_or(caller);
             let mut own = model.sites.iter().filter(|s| s.caller == as_written).peekable();
             let lone = own.peek().is_some() && own.all(|s| s.lone);
-            parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares, lone, per_block_if_small);
+            parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares, lone, per_block_when);
         }
     }
     entries.retire_replaced(module);
@@ -701,7 +718,7 @@ impl<'c> Parent<'_, 'c> {
         granularity: Granularity,
         shares: bool,
         lone: bool,
-        per_block_if_small: bool,
+        per_block_when: u32,
     ) {
         let variant_of = |child: FunctionValue<'c>| self.variants.get(child, VariantKind::Aggregated).unwrap();
         // Entry: every thread still runs here.
@@ -741,10 +758,12 @@ impl<'c> Parent<'_, 'c> {
                 self.child_scope_global(v.function).set_initializer(&ty.const_array(&sizes));
                 RuntimeFn::ChildGridScope
             }
-            // A kernel whose every launch is what serialization left for children above its threshold
-            // gathers them per block where its grid is small (the runtime checks: there most children
-            // were serialized, and the grid-wide scope cost more than it gained).
-            (Granularity::Grid, None) if per_block_if_small => RuntimeFn::GridEnterSmallPerBlock,
+            // Per block where the runtime finds the grid small or its blocks large, as `per_block_when`
+            // asks (runtime/scope.cu's grid_enter says why).
+            (Granularity::Grid, None) if per_block_when != 0 => {
+                enter_args.insert(0, self.i32(per_block_when as u64));
+                RuntimeFn::GridEnterPerBlock
+            }
             (Granularity::Grid, None) => RuntimeFn::GridEnter,
             (Granularity::Warp, _) => {
                 let threads = self.expected_threads(&b, Granularity::Block, in_variant.is_some()).into_int_value();

@@ -65,6 +65,8 @@ pub struct Options {
     /// The most registers per thread of a kernel with the runtime's code in it (transform/registers.rs;
     /// 0: no cap).
     pub max_registers: u64,
+    /// A kernel's grid scope is each block's own where its blocks are large (at `auto`; transform/aggregate.rs).
+    pub large_blocks_per_block: bool,
     /// Whether the runtime's functions are inlined after klap's steps (`-klap-inline-runtime`).
     pub inline_runtime: bool,
 }

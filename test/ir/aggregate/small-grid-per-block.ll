@@ -1,10 +1,18 @@
-; At auto, a kernel whose every launch is what serialization left for children above its run-time
-; threshold enters its grid scope with __klap_grid_enter_small_per_block: where its grid has at most
-; 16384 threads the runtime gathers per block. A kernel with another launch besides keeps the grid-wide
-; scope (__klap_grid_enter).
+; At auto, a kernel launched as written enters its grid scope with __klap_grid_enter_per_block, which
+; makes the scope each block's own where the runtime finds the flags' conditions: blocks of 1024 threads or
+; more (flag 2, every kernel), and, for a kernel whose every launch is what serialization left for children
+; above its run-time threshold, a grid of at most 16384 threads (flag 1). A kernel with another launch
+; besides takes flag 2 alone. At grid granularity the scope is the grid's (__klap_grid_enter).
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -S %s -o - | FileCheck --check-prefix=GRID %s
+
+; GRID-LABEL: define ptx_kernel void @only_fallback(
+; GRID:         call ptr @__klap_grid_enter(i32 1,
+; GRID-LABEL: define ptx_kernel void @also_synced(
+; GRID:         call ptr @__klap_grid_enter(i32 2,
+; GRID-NOT:     __klap_grid_enter_per_block
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
@@ -32,9 +40,9 @@ define ptx_kernel void @synced(ptr %out, i32 %k) {
   ret void
 }
 
-; REMARK: launch of @child aggregated at grid granularity {{.*}}; per block where the launching grid has at most 16384 threads (checked at run time): every launch of its kernel is what serialization left for larger children [KLAP200]
+; REMARK: launch of @child aggregated at grid granularity {{.*}}; per block where the launching grid has at most 16384 threads (checked at run time): every launch of its kernel is what serialization left for larger children; per block where the launching blocks have 1024 threads or more (checked at run time): such a block gathers enough launches by itself, and its children start when it ends [KLAP200]
 ; CHECK-LABEL: define ptx_kernel void @only_fallback(
-; CHECK:         call ptr @__klap_grid_enter_small_per_block(i32 1,
+; CHECK:         call ptr @__klap_grid_enter_per_block(i32 3, i32 1,
 ; CHECK:         call void @child__klap_serial(
 ; CHECK:         call ptr @__klap_scope_register(
 define ptx_kernel void @only_fallback(ptr %out, i32 %n) {
@@ -58,8 +66,7 @@ done:
 }
 
 ; CHECK-LABEL: define ptx_kernel void @also_synced(
-; CHECK:         call ptr @__klap_grid_enter(i32 2,
-; CHECK-NOT:     __klap_grid_enter_small_per_block
+; CHECK:         call ptr @__klap_grid_enter_per_block(i32 2, i32 2,
 ; CHECK:         ret void
 define ptx_kernel void @also_synced(ptr %out, i32 %n) {
 entry:

@@ -23,9 +23,9 @@
 ; The launch left for larger children is the kernel's only one: its scope is each block's own where the
 ; grid is small (the runtime checks), as the remark says.
 ; AUTO-REMARK: [KLAP300]
-; AUTO-REMARK: launch of @child aggregated at grid granularity {{.*}}; per block where the launching grid has at most 16384 threads (checked at run time): every launch of its kernel is what serialization left for larger children [KLAP200]
+; AUTO-REMARK: launch of @child aggregated at grid granularity {{.*}}; per block where the launching grid has at most 16384 threads (checked at run time): every launch of its kernel is what serialization left for larger children; per block where the launching blocks have 1024 threads or more {{.*}} [KLAP200]
 ; AUTO-LABEL: define ptx_kernel void @parent(
-; AUTO:         call ptr @__klap_grid_enter_small_per_block(
+; AUTO:         call ptr @__klap_grid_enter_per_block(i32 3,
 ; AUTO:         [[FEW:%.*]] = icmp ule i64 {{.*}}, 16384
 ; AUTO-NEXT:    [[THRESHOLD:%.*]] = select i1 [[FEW]], i64 1024, i64 32
 ; AUTO-NEXT:    icmp ule i64 {{.*}}, [[THRESHOLD]]
