@@ -11,6 +11,7 @@
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;max-registers=0>' -S %s -o - | FileCheck --check-prefix=OFF %s
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none>' -S %s -o - | FileCheck --check-prefix=NONE %s
 ; RUN: not %opt -load-pass-plugin=%plugin -passes='klap<max-registers=8>' -disable-output %s 2>&1 | FileCheck --check-prefix=BAD %s
+; RUN: not %opt -load-pass-plugin=%plugin -passes=klap -klap-max-registers=300 -disable-output %s 2>&1 | FileCheck --check-prefix=BADCL %s
 
 ; CHECK-LABEL: define ptx_kernel void @child(ptr %out, i32 %n) {
 ; CHECK-LABEL: define ptx_kernel void @parent(
@@ -35,6 +36,7 @@
 ; OFF-NOT: maxnreg
 ; NONE-NOT: maxnreg
 ; BAD: klap: max-registers needs 0 or a number from 16 to 255
+; BADCL: klap: -klap-max-registers must be 0 or a number from 16 to 255, not 300
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
