@@ -21,6 +21,7 @@ use crate::callgraph::CallGraph;
 use crate::child::runs_child_threads;
 use crate::llvm::{count, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, Module, ModuleExt, Statistic};
 use crate::remarks::Remark;
+use std::collections::HashSet;
 
 /// The function attributes through which a kernel's author bounds its registers or block size.
 const USER_BOUNDS: [&str; 4] = ["nvvm.maxnreg", "nvvm.maxntid", "nvvm.reqntid", "nvvm.minctasm"];
@@ -42,9 +43,9 @@ fn cuda_provided(name: &str) -> bool {
 
 /// A call reached from `kernel` that stays a call after the runtime is inlined, and is not CUDA's own:
 /// what the cap would make ptxas refuse.
-fn out_of_line_call<'c>(calls: &CallGraph<'c>, kernel: FunctionValue<'c>) -> Option<String> {
+fn out_of_line_call<'c>(calls: &CallGraph<'c>, recursive: &HashSet<FunctionValue<'c>>, kernel: FunctionValue<'c>) -> Option<String> {
     for f in calls.reachable_from(kernel) {
-        if f != kernel && !f.is_always_inline() {
+        if f != kernel && (!f.is_always_inline() || recursive.contains(&f)) {
             return Some(format!("@{}, which is not inlined", f.name()));
         }
         if calls.calls_indirectly(f) {
@@ -70,6 +71,8 @@ pub fn cap<'c>(module: &Module<'c>, ctx: Ctx, options: &Options) {
     let calls = CallGraph::build(module);
     let with_runtime = calls.functions_calling(|f| is_runtime(&f.name()));
     let with_child_threads = calls.functions_calling(runs_child_threads);
+    // No inliner inlines a call within a cycle of calls, `alwaysinline` or not.
+    let recursive: HashSet<FunctionValue<'c>> = calls.recursive_sets().into_iter().flatten().collect();
     let mut capped = 0;
     for kernel in module.functions() {
         if !kernel.is_ptx_kernel() || !with_runtime.contains(&kernel) {
@@ -91,7 +94,7 @@ pub fn cap<'c>(module: &Module<'c>, ctx: Ctx, options: &Options) {
         let why_not = if !options.inline_runtime {
             Some("the runtime's functions stay calls (-klap-inline-runtime=false), compiled without a cap".to_string())
         } else {
-            out_of_line_call(&calls, kernel).map(|call| format!("it calls {call}: ptxas refuses a capped kernel whose callee takes more"))
+            out_of_line_call(&calls, &recursive, kernel).map(|call| format!("it calls {call}: ptxas refuses a capped kernel whose callee takes more"))
         };
         if let Some(why) = why_not {
             Remark::RegistersKept.emit(ctx, at, &format!("@{} has klap's device runtime in it, but {why}", kernel.name()));

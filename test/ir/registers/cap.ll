@@ -18,6 +18,8 @@
 ; CHECK-SAME:    #[[CAPPED:[0-9]+]]
 ; CHECK-LABEL: define ptx_kernel void @bounded(
 ; CHECK-SAME:    #[[BOUNDED:[0-9]+]]
+; CHECK-LABEL: define ptx_kernel void @calls_helper(ptr %out, i32 %n) {
+; CHECK-LABEL: define ptx_kernel void @calls_recursive(ptr %out, i32 %n) {
 ; CHECK-LABEL: define ptx_kernel void @child__klap(
 ; CHECK-SAME:    #[[CAPPED]]
 ; CHECK-DAG:   attributes #[[CAPPED]] = { {{.*}}"nvvm.maxnreg"="48"
@@ -25,6 +27,8 @@
 
 ; REMARK-DAG: remark: {{.*}}@parent has klap's device runtime in it: at most 48 registers per thread (.maxnreg, -klap-max-registers){{.*}} [KLAP600]
 ; REMARK-DAG: remark: {{.*}}@child__klap has klap's device runtime in it: at most 48 registers per thread {{.*}} [KLAP600]
+; REMARK-DAG: remark: {{.*}}registers not capped: @calls_helper has klap's device runtime in it, but it calls @helper, which is not inlined: ptxas refuses a capped kernel whose callee takes more [KLAP601]
+; REMARK-DAG: remark: {{.*}}registers not capped: @calls_recursive has klap's device runtime in it, but it calls @countdown, which is not inlined: {{.*}} [KLAP601]
 ; REMARK-DAG: remark: {{.*}}registers not capped: @bounded has klap's device runtime in it, but its author bounded it ("nvvm.maxntid"="256", from __launch_bounds__ or __maxnreg__): ptxas keeps to that [KLAP601]
 
 ; PTX-LABEL: .entry parent(
@@ -61,6 +65,37 @@ define ptx_kernel void @parent(ptr %out, i32 %n) {
 
 define ptx_kernel void @bounded(ptr %out, i32 %n) #0 {
   call void @launch(ptr %out, i32 %n)
+  ret void
+}
+
+; A helper that stays a call, and one that calls itself (no inliner inlines it, alwaysinline or not).
+define ptx_kernel void @calls_helper(ptr %out, i32 %n) {
+  call void @helper(ptr %out)
+  call void @launch(ptr %out, i32 %n)
+  ret void
+}
+
+define ptx_kernel void @calls_recursive(ptr %out, i32 %n) {
+  call void @countdown(ptr %out, i32 %n)
+  call void @launch(ptr %out, i32 %n)
+  ret void
+}
+
+define internal void @helper(ptr %out) noinline {
+  store i32 7, ptr %out, align 4
+  ret void
+}
+
+define internal void @countdown(ptr %out, i32 %n) alwaysinline {
+entry:
+  %more = icmp sgt i32 %n, 0
+  br i1 %more, label %again, label %done
+again:
+  %m = sub i32 %n, 1
+  store i32 %m, ptr %out, align 4
+  call void @countdown(ptr %out, i32 %m)
+  br label %done
+done:
   ret void
 }
 
