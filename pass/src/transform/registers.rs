@@ -64,6 +64,17 @@ fn out_of_line_call<'c>(calls: &CallGraph<'c>, recursive: &HashSet<FunctionValue
     None
 }
 
+/// Why `kernel` keeps its registers, or None where it takes the cap.
+fn kept_because<'c>(calls: &CallGraph<'c>, recursive: &HashSet<FunctionValue<'c>>, kernel: FunctionValue<'c>, options: &Options) -> Option<String> {
+    if let Some((key, value)) = USER_BOUNDS.iter().find_map(|&k| kernel.string_attribute(k).map(|v| (k, v))) {
+        return Some(format!("its author bounded it (\"{key}\"=\"{value}\", from __launch_bounds__ or __maxnreg__): ptxas keeps to that"));
+    }
+    if !options.inline_runtime {
+        return Some("the runtime's functions stay calls (-klap-inline-runtime=false), compiled without a cap".to_string());
+    }
+    out_of_line_call(calls, recursive, kernel).map(|call| format!("it calls {call}: ptxas refuses a capped kernel whose callee takes more"))
+}
+
 pub fn cap<'c>(module: &Module<'c>, ctx: Ctx, options: &Options) {
     if options.max_registers == 0 {
         return;
@@ -79,24 +90,7 @@ pub fn cap<'c>(module: &Module<'c>, ctx: Ctx, options: &Options) {
             continue;
         }
         let Some(at) = kernel.instructions().into_iter().next() else { continue };
-        if let Some((key, value)) = USER_BOUNDS.iter().find_map(|&k| kernel.string_attribute(k).map(|v| (k, v))) {
-            Remark::RegistersKept.emit(
-                ctx,
-                at,
-                &format!(
-                    "@{} has klap's device runtime in it, but its author bounded it (\"{key}\"=\"{value}\", from __launch_bounds__ or \
-                     __maxnreg__): ptxas keeps to that",
-                    kernel.name()
-                ),
-            );
-            continue;
-        }
-        let why_not = if !options.inline_runtime {
-            Some("the runtime's functions stay calls (-klap-inline-runtime=false), compiled without a cap".to_string())
-        } else {
-            out_of_line_call(&calls, &recursive, kernel).map(|call| format!("it calls {call}: ptxas refuses a capped kernel whose callee takes more"))
-        };
-        if let Some(why) = why_not {
+        if let Some(why) = kept_because(&calls, &recursive, kernel, options) {
             Remark::RegistersKept.emit(ctx, at, &format!("@{} has klap's device runtime in it, but {why}", kernel.name()));
             continue;
         }
