@@ -53,7 +53,7 @@ use crate::llvm::{
     AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionValue,
     InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt, ValueExt, SHARED_SPACE,
 };
-use crate::runtime::{IndexRegister, Runtime, RuntimeFn};
+use crate::runtime::{is_runtime_function, IndexRegister, Runtime, RuntimeFn};
 use crate::site::abi::{classify_entry, EntryKind};
 use crate::site::ops::entry_alloca;
 use crate::site::{param_layout, uniform};
@@ -129,7 +129,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let calls = CallGraph::build(module);
         let mut readers = calls.functions_calling(|g| IndexRegister::read_by(&g.name()).is_some());
         // The runtime reads the physical registers on purpose.
-        readers.retain(|f| !f.name().starts_with("__klap_"));
+        readers.retain(|&f| !is_runtime_function(f));
         ChildVariants {
             module,
             runtime,

@@ -145,6 +145,21 @@ enum Ty {
 /// serialization's fallbacks gathers them per block (runtime/klap_rt.h's SMALL_GRID_THREADS, the same).
 pub const SMALL_GRID_THREADS: u64 = 16_384;
 
+/// The fewest threads of a block whose grid scope the runtime may make the block's own (its
+/// LARGE_BLOCK_THREADS, the same).
+pub const LARGE_BLOCK_THREADS: u64 = 1024;
+
+/// When `__klap_grid_enter_per_block` makes a grid scope each block's own (its PER_BLOCK_* flags, the
+/// same): where the grid has at most [`SMALL_GRID_THREADS`] threads, and where its blocks have at least
+/// [`LARGE_BLOCK_THREADS`].
+pub const PER_BLOCK_IF_SMALL_GRID: u32 = 1;
+pub const PER_BLOCK_IF_LARGE_BLOCKS: u32 = 2;
+
+/// Whether `f` is a function of the device runtime, which klap links into the module (runtime/).
+pub fn is_runtime_function(f: FunctionValue) -> bool {
+    f.name().starts_with("__klap_")
+}
+
 use Ty::*;
 
 /// The entry points with their C names and signatures (return type, then parameters): one list.
@@ -313,7 +328,7 @@ impl<'c> Runtime<'c> {
     pub fn retire_unused(&self, module: &Module<'c>) {
         loop {
             let dead: Vec<FunctionValue<'c>> =
-                module.functions().into_iter().filter(|f| f.name().starts_with("__klap_") && !f.has_users()).collect();
+                module.functions().into_iter().filter(|&f| is_runtime_function(f) && !f.has_users()).collect();
             if dead.is_empty() {
                 break;
             }

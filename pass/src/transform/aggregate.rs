@@ -28,7 +28,9 @@ use crate::llvm::{
     AddressSpace, GlobalValue, InstructionValue, Linkage, Module, Statistic, ValueExt,
 };
 use crate::remarks::Remark;
-use crate::runtime::{IndexRegister, Runtime, RuntimeFn, Settings, SMALL_GRID_THREADS};
+use crate::runtime::{
+    IndexRegister, Runtime, RuntimeFn, Settings, LARGE_BLOCK_THREADS, PER_BLOCK_IF_LARGE_BLOCKS, PER_BLOCK_IF_SMALL_GRID, SMALL_GRID_THREADS,
+};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
 use crate::site::ops::{
     builder_before, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, skip_allocas, stream_handle, taken_over_stream, ArgValues,
@@ -36,15 +38,6 @@ use crate::site::ops::{
 };
 use crate::site::{self, param_layout, uniform, LaunchModel, LaunchSite};
 use std::collections::{HashMap, HashSet};
-
-/// When the runtime makes a grid scope each block's own (its PER_BLOCK_* flags): where the grid is small
-/// (at most [`SMALL_GRID_THREADS`]), and where its blocks have at least [`LARGE_BLOCK_THREADS`] threads.
-const PER_BLOCK_IF_SMALL_GRID: u32 = 1;
-const PER_BLOCK_IF_LARGE_BLOCKS: u32 = 2;
-
-/// The fewest threads of a block whose grid scope the runtime may make the block's own (its
-/// LARGE_BLOCK_THREADS).
-const LARGE_BLOCK_THREADS: u64 = 1024;
 
 /// Launch groups a block or grid scope can hold (the runtime's MAX_GROUPS).
 const MAX_GROUPS: usize = 8;

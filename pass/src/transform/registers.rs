@@ -21,6 +21,7 @@ use crate::callgraph::CallGraph;
 use crate::child::runs_child_threads;
 use crate::llvm::{count, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, Module, ModuleExt, Statistic};
 use crate::remarks::Remark;
+use crate::runtime::is_runtime_function;
 use std::collections::HashSet;
 
 /// The function attributes through which a kernel's author bounds its registers or block size.
@@ -29,11 +30,6 @@ const USER_BOUNDS: [&str; 4] = ["nvvm.maxnreg", "nvvm.maxntid", "nvvm.reqntid", 
 /// The most registers per thread with which a block of 1024 threads can launch (65,536 a multiprocessor):
 /// the cap of a kernel that runs children's threads itself.
 const LAUNCHABLE_1024: u64 = 64;
-
-/// Whether `name` is a function of the device runtime (runtime/), which klap links into the module.
-fn is_runtime(name: &str) -> bool {
-    name.starts_with("__klap_")
-}
 
 /// Declarations a capped kernel may call: LLVM's intrinsics, CUDA's device runtime (libcudadevrt) and the
 /// system calls of CUDA's headers, which nvlink links to a capped kernel as it is.
@@ -80,7 +76,7 @@ pub fn cap<'c>(module: &Module<'c>, ctx: Ctx, options: &Options) {
         return;
     }
     let calls = CallGraph::build(module);
-    let with_runtime = calls.functions_calling(|f| is_runtime(&f.name()));
+    let with_runtime = calls.functions_calling(is_runtime_function);
     let with_child_threads = calls.functions_calling(runs_child_threads);
     // No inliner inlines a call within a cycle of calls, `alwaysinline` or not.
     let recursive: HashSet<FunctionValue<'c>> = calls.recursive_sets().into_iter().flatten().collect();
