@@ -1369,11 +1369,15 @@ fn child_barrier<'c>(module: &Module<'c>) -> FunctionValue<'c> {
     })
 }
 
+/// The function attribute of the functions [`barrier_function`] makes.
+pub const BARRIER_FUNCTION: &str = "klap-barrier";
+
 /// The module's function `name(params) -> i1` that waits at a barrier, made once: internal, convergent and
 /// never inlined, `body` building it from its entry block. Every wait at that barrier calls it, so that
 /// lanes of one warp arriving from different places wait at one barrier instruction: lanes of a warp at
 /// two instructions of the same barrier stop the kernel with an illegal instruction on an H100
 /// (test/gpu/block_reuse.cu), although PTX's non-aligned barriers read as if that were allowed.
+/// It carries [`BARRIER_FUNCTION`]: a few registers, which a capped kernel may call (registers.rs).
 pub fn barrier_function<'c>(
     module: &Module<'c>,
     name: &str,
@@ -1387,6 +1391,7 @@ pub fn barrier_function<'c>(
     let f = module.add_function(name, cx.bool_type().fn_type(params, false), Some(Linkage::Internal));
     f.set_noinline();
     f.set_convergent();
+    f.set_string_attribute(BARRIER_FUNCTION, "");
     let b = cx.create_builder();
     b.position_at_end(cx.append_basic_block(f, "entry"));
     body(&b, f);

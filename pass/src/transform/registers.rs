@@ -18,7 +18,7 @@
 
 use super::Options;
 use crate::callgraph::CallGraph;
-use crate::child::runs_child_threads;
+use crate::child::{runs_child_threads, BARRIER_FUNCTION};
 use crate::llvm::{count, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, Module, ModuleExt, Statistic};
 use crate::remarks::Remark;
 use crate::runtime::is_runtime_function;
@@ -41,6 +41,10 @@ fn cuda_provided(name: &str) -> bool {
 /// what the cap would make ptxas refuse.
 fn out_of_line_call<'c>(calls: &CallGraph<'c>, recursive: &HashSet<FunctionValue<'c>>, kernel: FunctionValue<'c>) -> Option<String> {
     for f in calls.reachable_from(kernel) {
+        // klap's barrier functions stay calls, and take a few registers.
+        if f.string_attribute(BARRIER_FUNCTION).is_some() {
+            continue;
+        }
         if f != kernel && (!f.is_always_inline() || recursive.contains(&f)) {
             return Some(format!("@{}, which is not inlined", f.name()));
         }

@@ -114,4 +114,4 @@ done:
 ; CHECK-SAME: #[[NOINLINE]] {
 ; CHECK-NEXT: entry:
 ; CHECK-NEXT: call i1 @llvm.nvvm.barrier.cta.red.and.all(i32 0, i1 %0)
-; CHECK: attributes #[[NOINLINE]] = { convergent noinline }
+; CHECK: attributes #[[NOINLINE]] = { convergent noinline "klap-barrier" }
