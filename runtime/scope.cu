@@ -87,14 +87,18 @@ HELPER bool first_launch() {
   return !(__nvvm_atom_or_gen_i((int *)&klap_first_launched, (int)bit) & bit);
 }
 
-// A grid scope's exits are counted per block first (klap_block_exits: exits in the low word, those of
-// groups with a registering lane in the high word). A group with a registering lane adds itself to the
+// A grid scope's exits are counted per block first (klap_block_exits: exits in the low half, those of
+// groups with a registering lane in the high half). A group with a registering lane adds itself to the
 // scope at once: the registration's fence released its records, and its own atomic carries that
 // release. The warp that completes the block's count adds the others, which release nothing, without a
 // fence. (One atomic per warp on the scope's one counter queued: qt's blocks, four warps each and one
 // launching thread, waited there once the fences at exit were gone; a fence in each block's last warp
-// instead cost amr 7% to 10%: BENCHMARKS.md, thirteenth session.)
-SHARED u64 klap_block_exits;
+// instead cost amr 7% to 10%: BENCHMARKS.md, thirteenth session.) The count is one 32-bit word (a
+// block has at most 1024 threads, so each half holds its count). A 64-bit add to shared memory is a compare-and-swap loop on sm_90
+// (ATOMS.CAST.SPIN.64): qt's aggregated child took two rounds of it a warp on average, 23 of its 241
+// instructions a warp (ncu source counters, H200, eighteenth session); a 32-bit add is one ATOMS.ADD.
+SHARED u32 klap_block_exits;
+constexpr u32 REGISTERED_SHIFT = 16, EXITS_MASK = (1u << REGISTERED_SHIFT) - 1;
 // Per warp of the block, the lanes that registered a record (set by __klap_record_written_in_block).
 SHARED u32 klap_registered_lanes[32];
 // At the entry of a block whose grid scope is counted per block, by every thread, before the entry's
@@ -357,12 +361,12 @@ DEVICE bool __klap_scope_exit(Scope *s, u64 expected) {
 // (klap_block_exits). `block_threads`: the threads of the block that take part.
 DEVICE bool __klap_grid_scope_exit(Scope *s, u64 expected, u64 block_threads) {
   return count_exit(s, expected_exits(s, expected), [&](u32 mask) {
-    u64 n = __builtin_popcount(mask);
-    u64 direct = (klap_registered_lanes[tid_linear() / 32] & mask) ? n : 0;
-    u64 before = __nvvm_atom_add_gen_ll((long long *)&klap_block_exits, (long long)(n | direct << 32));
+    u32 n = __builtin_popcount(mask);
+    u32 direct = (klap_registered_lanes[tid_linear() / 32] & mask) ? n : 0;
+    u32 before = __nvvm_atom_add_gen_i((int *)&klap_block_exits, (int)(n | direct << REGISTERED_SHIFT));
     u64 mine = direct;
-    if ((u32)before + n == block_threads)
-      mine += block_threads - ((before >> 32) + direct);
+    if ((before & EXITS_MASK) + n == block_threads)
+      mine += block_threads - ((before >> REGISTERED_SHIFT) + direct);
     return mine;
   });
 }
