@@ -11,6 +11,8 @@
 // - warp: a child that sums with warp shuffles, a warp per block (join's shape).
 // - tree: qt's shape, a kernel whose last thread launches 4 blocks of the same kernel, whose threads
 //   meet at barriers, to a bounded depth.
+// - leaf: the same tree whose leaves return before the barriers, after a loop whose trip count differs
+//   between the threads (qt's leaves), so that the child blocks a parent runs end with their lanes apart.
 #include "check.cuh"
 
 #include <cstring>
@@ -192,6 +194,43 @@ static unsigned treeCpu(int node, int depth) {
   return total + depth;
 }
 
+// ---- leaves that return before the barriers (qt's leaves) ----
+
+__device__ __host__ inline unsigned leafSpan(int node) { return 5 + (node % 7) * 40; }
+
+__global__ void leafTree(unsigned *out, int base, int depth) {
+  __shared__ unsigned words[PB];
+  int node = base + blockIdx.x;
+  unsigned t = threadIdx.x;
+  if (depth == DEPTH) {
+    unsigned acc = 0;
+    for (unsigned k = t; k < leafSpan(node); k += 3)
+      acc += mix(k, node);
+    atomicAdd(&out[node], acc);
+    return;
+  }
+  words[t] = mix(t, node);
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s)
+      words[t] += words[t + s];
+    __syncthreads();
+  }
+  if (t == 0)
+    out[node] = words[0] + depth;
+  if (t == blockDim.x - 1)
+    leafTree<<<4, blockDim.x>>>(out, 4 * node + 1, depth + 1);
+}
+
+// A leaf's word starts at 0xffffffff (run's fill) and takes every thread's sum.
+static unsigned leafCpu(int node) {
+  unsigned total = 0xffffffffu;
+  for (unsigned t = 0; t < PB; ++t)
+    for (unsigned k = t; k < leafSpan(node); k += 3)
+      total += mix(k, node);
+  return total;
+}
+
 static int depthOf(int node) {
   int d = 0;
   for (int first = 0, width = 1; node >= first + width; first += width, width *= 4)
@@ -232,7 +271,7 @@ constexpr int BLOCKS = (N + PB - 1) / PB;
 constexpr int SLOTS = (N + 7) / 8;
 static unsigned *g_seen;
 
-// With an argument, only the part of that name runs (barrier, sync, loop, warp, tree): to find which part fails.
+// With an argument, only the part of that name runs (barrier, sync, loop, warp, tree, leaf): to find which part fails.
 int main(int argc, char **argv) {
   auto part = [&](const char *name) { return argc < 2 || std::strcmp(argv[1], name) == 0; };
   setPendingLaunchLimit(1 << 15);
@@ -285,6 +324,11 @@ int main(int argc, char **argv) {
   if (part("tree")) {
     auto nodes = run(NODES, [](unsigned *d) { tree<<<1, PB>>>(d, 0, 0); });
     compare("tree", nodes, [](int node) { return treeCpu(node, depthOf(node)); });
+  }
+
+  if (part("leaf")) {
+    auto nodes = run(NODES, [](unsigned *d) { leafTree<<<1, PB>>>(d, 0, 0); });
+    compare("leaf", nodes, [](int node) { int d = depthOf(node); return d == DEPTH ? leafCpu(node) : treeCpu(node, d); });
   }
 
   CK(cudaFree(g_seen));
