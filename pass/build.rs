@@ -56,6 +56,10 @@ fn compile_runtime() {
     let clang = std::env::var("KLAP_CLANG").unwrap_or_else(|_| "clang++-22".into());
     let bin = PathBuf::from(llvm_config("--bindir"));
 
+    // KLAP_RUNTIME_LINE_TABLES=1: the runtime with line tables, so that a profiler's source view
+    // (scripts/ncu-source-sum.py) tells its code from the program's.
+    println!("cargo:rerun-if-env-changed=KLAP_RUNTIME_LINE_TABLES");
+    let line_tables = std::env::var("KLAP_RUNTIME_LINE_TABLES").is_ok_and(|v| v == "1");
     let mut compiled = Vec::new();
     for part in &parts {
         let bc = out.join(part).with_extension("bc");
@@ -64,6 +68,7 @@ fn compile_runtime() {
             .args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_90"])
             .args(["-Xclang", "-target-feature", "-Xclang", "+ptx80", "-O2", "-fgpu-rdc", "-emit-llvm", "-c"])
             .args(["-Xclang", "-disable-llvm-passes", "-Wall", "-Wextra", "-Werror"])
+            .args(line_tables.then_some("-gline-tables-only"))
             .arg(dir.join(part))
             .arg("-o")
             .arg(&bc));
