@@ -170,39 +170,15 @@ static unsigned warpSumCpu(int slot, unsigned b) {
 constexpr int DEPTH = 4;  // levels below the root
 constexpr int NODES = 1 + 4 + 16 + 64 + 256;
 
-__global__ void tree(unsigned *out, int base, int depth) {
-  __shared__ unsigned words[PB];
-  int node = base + blockIdx.x;
-  unsigned t = threadIdx.x;
-  words[t] = mix(t, node);
-  __syncthreads();
-  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (t < s)
-      words[t] += words[t + s];
-    __syncthreads();
-  }
-  if (t == 0)
-    out[node] = words[0] + depth;
-  if (t == blockDim.x - 1 && depth < DEPTH)
-    tree<<<4, blockDim.x>>>(out, 4 * node + 1, depth + 1);
-}
-
-static unsigned treeCpu(int node, int depth) {
-  unsigned total = 0;
-  for (unsigned t = 0; t < PB; ++t)
-    total += mix(t, node);
-  return total + depth;
-}
-
-// ---- leaves that return before the barriers (qt's leaves) ----
-
 __device__ __host__ inline unsigned leafSpan(int node) { return 5 + (node % 7) * 40; }
 
-__global__ void leafTree(unsigned *out, int base, int depth) {
+// With `leaves` (the leaf part), the nodes at DEPTH return before the barriers, after a loop whose trip
+// count differs between the threads (qt's leaves), adding their threads' sums to their word.
+__global__ void tree(unsigned *out, int base, int depth, bool leaves) {
   __shared__ unsigned words[PB];
   int node = base + blockIdx.x;
   unsigned t = threadIdx.x;
-  if (depth == DEPTH) {
+  if (leaves && depth == DEPTH) {
     unsigned acc = 0;
     for (unsigned k = t; k < leafSpan(node); k += 3)
       acc += mix(k, node);
@@ -218,8 +194,15 @@ __global__ void leafTree(unsigned *out, int base, int depth) {
   }
   if (t == 0)
     out[node] = words[0] + depth;
-  if (t == blockDim.x - 1)
-    leafTree<<<4, blockDim.x>>>(out, 4 * node + 1, depth + 1);
+  if (t == blockDim.x - 1 && depth < DEPTH)
+    tree<<<4, blockDim.x>>>(out, 4 * node + 1, depth + 1, leaves);
+}
+
+static unsigned treeCpu(int node, int depth) {
+  unsigned total = 0;
+  for (unsigned t = 0; t < PB; ++t)
+    total += mix(t, node);
+  return total + depth;
 }
 
 // A leaf's word starts at 0xffffffff (run's fill) and takes every thread's sum.
@@ -322,12 +305,12 @@ int main(int argc, char **argv) {
     compare("warp", warp, [](int k) { return warpSumCpu(k / 2, k % 2); });
   }
   if (part("tree")) {
-    auto nodes = run(NODES, [](unsigned *d) { tree<<<1, PB>>>(d, 0, 0); });
+    auto nodes = run(NODES, [](unsigned *d) { tree<<<1, PB>>>(d, 0, 0, false); });
     compare("tree", nodes, [](int node) { return treeCpu(node, depthOf(node)); });
   }
 
   if (part("leaf")) {
-    auto nodes = run(NODES, [](unsigned *d) { leafTree<<<1, PB>>>(d, 0, 0); });
+    auto nodes = run(NODES, [](unsigned *d) { tree<<<1, PB>>>(d, 0, 0, true); });
     compare("leaf", nodes, [](int node) { int d = depthOf(node); return d == DEPTH ? leafCpu(node) : treeCpu(node, d); });
   }
 
