@@ -148,7 +148,8 @@ impl RawOptions {
             large_blocks_per_block: self.granularity == 4,
             // Not part of plain `auto`: with it mandel and amr ran 1.6x to 1.8x slower at `auto` on an H200
             // (2026-11-27: a block runs its children one after another, where aggregation spreads them over
-            // the GPU), and qt 40x slower at granularity none on an H100 (2026-11-25).
+            // the GPU), bfs 5.5x and sp 2.9x, and no row was faster where only launching grids of at least
+            // 65,536 to 1,048,576 threads reused (BENCHMARKS.md, eighteenth session).
             block_reuse: self.block_reuse,
             block_reuse_queue: self.block_reuse_queue as u64,
             promote: match self.promote {
