@@ -94,9 +94,10 @@ HELPER bool first_launch() {
 // fence. (One atomic per warp on the scope's one counter queued: qt's blocks, four warps each and one
 // launching thread, waited there once the fences at exit were gone; a fence in each block's last warp
 // instead cost amr 7% to 10%: BENCHMARKS.md, thirteenth session.) The count is one 32-bit word (a
-// block has at most 1024 threads, so each half holds its count). A 64-bit add to shared memory is a compare-and-swap loop on sm_90
-// (ATOMS.CAST.SPIN.64): qt's aggregated child took two rounds of it a warp on average, 23 of its 241
-// instructions a warp (ncu source counters, H200, eighteenth session); a 32-bit add is one ATOMS.ADD.
+// block has at most 1024 threads, so each half holds its count). A 64-bit add to shared memory is a
+// compare-and-swap loop on sm_90 (ATOMS.CAST.SPIN.64): qt's aggregated child took two rounds of it a
+// warp on average, 23 of its 241 instructions a warp (ncu source counters, H200, eighteenth session); a
+// 32-bit add is one ATOMS.ADD.
 SHARED u32 klap_block_exits;
 constexpr u32 REGISTERED_SHIFT = 16, EXITS_MASK = (1u << REGISTERED_SHIFT) - 1;
 // Per warp of the block, the lanes that registered a record (set by __klap_record_written_in_block).

@@ -1054,7 +1054,8 @@ const THREAD_RUNNERS: [&str; 5] = ["__klap_thread", "__klap_serial", "__klap_war
 /// child's threads would, not once per launch.
 pub fn runs_child_threads(function: FunctionValue) -> bool {
     let name = function.name();
-    THREAD_RUNNERS.iter().any(|s| name.ends_with(s) || name.ends_with(&format!("{s}_in_bound")))
+    let name = name.strip_suffix("_in_bound").unwrap_or(&name);
+    THREAD_RUNNERS.iter().any(|s| name.ends_with(s))
 }
 
 /// What a call does that needs the other threads of a block or warp (a barrier, a warp collective, a
