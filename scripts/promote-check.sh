@@ -4,8 +4,9 @@
 #   build  compiles each benchmark in each mode (MODES, default "none basic aggregate"): at granularity
 #          none (klap-normalize only: the chain as written), at promote=basic and at promote=aggregate
 #          (promotion with aggregation, pools of 128 links; both at granularity none), and as asked at
-#          overlap (basic with the prologue before the wait), all (aggregation and overlap: PAO) and auto,
-#          into OUTDIR/<mode>; all-pN is all with pools of N links (-klap-promote-pool=N)
+#          overlap (basic with the prologue before the wait), all (aggregation and overlap: PAO), loop (the
+#          block runs the next link itself), auto and auto-loop, into OUTDIR/<mode>; all-pN is all with pools
+#          of N links (-klap-promote-pool=N)
 #   run    runs every build on every size of its bench.json (configs and sweep), 3 reps, 120 s each, and
 #          prints one line per run: `OK|FAIL mode bench args [median time_ms]`; exits non-zero if one failed
 # A run passes when it exits 0 and prints `CHECK PASS` (the GPU result equals the CPU reference, and every
@@ -26,6 +27,8 @@ flags_for() {
     overlap) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=overlap" ;;
     all) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=all" ;;
     auto) echo "-mllvm -klap-granularity=auto" ;;
+    loop) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=loop" ;;
+    auto-loop) echo "-mllvm -klap-granularity=auto -mllvm -klap-promote=loop" ;;
     all-p*) echo "-mllvm -klap-granularity=none -mllvm -klap-promote=all -mllvm -klap-promote-pool=${1#all-p}" ;;
     *) echo "unknown mode $1" >&2; exit 2 ;;
   esac

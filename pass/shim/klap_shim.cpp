@@ -152,8 +152,9 @@ static cl::opt<unsigned> BlockReuseQueueOpt("klap-block-reuse-queue",
 static cl::opt<std::string> PromoteOpt(
     "klap-promote",
     cl::desc("Kernel launch promotion of one-block kernels that launch themselves: none, basic, aggregate, "
-             "overlap (basic, the prologue before the wait), all (aggregate and overlap) (default: none, or "
-             "where it applies under -klap-granularity=auto)"),
+             "overlap (basic, the prologue before the wait), all (aggregate and overlap), loop (the block runs "
+             "the next link itself) (default: none; under -klap-granularity=auto, the loop, handing long chains of "
+             "slow links to pools with overlap, and pools with overlap where the loop does not apply)"),
     cl::init(""));
 
 // KLAP's granularity of promotion with aggregation (MICRO 2016, section IV: PA is a pool of 128); on an H100
@@ -334,10 +335,11 @@ std::optional<unsigned> parsePromote(StringRef S) {
       .Case("aggregate", 2)
       .Case("overlap", 3)
       .Case("all", 4)
+      .Case("loop", 5)
       .Case("auto", PromoteUnset)
       .Default(std::nullopt);
 }
-constexpr char PromoteValues[] = "none, basic, aggregate, overlap, all or auto";
+constexpr char PromoteValues[] = "none, basic, aggregate, overlap, all, loop or auto";
 // The most links a pool may have (its record, a slot per link, must fit the runtime's largest chunk).
 constexpr unsigned MaxPromotePool = 1u << 16;
 // The register counts `.maxnreg` may ask for: ptxas gives no thread fewer than 16, and none more than 255.
@@ -509,8 +511,8 @@ std::string toParams(const KlapOptions &O) {
     S += ";pool-mib=" + std::to_string(O.Rust.PoolBytes >> 20);
   if (O.Rust.Trace)
     S += ";trace";
-  static const char *const Promotions[] = {"none", "basic", "aggregate", "overlap", "all"};
-  if (O.Rust.Promote < 5)
+  static const char *const Promotions[] = {"none", "basic", "aggregate", "overlap", "all", "loop"};
+  if (O.Rust.Promote < 6)
     S += std::string(";promote=") + Promotions[O.Rust.Promote];
   if (O.Rust.PromotePool != DefaultPromotePool)
     S += ";promote-pool=" + std::to_string(O.Rust.PromotePool);
@@ -707,6 +709,21 @@ static bool blockUniform(Value *V, UniformityInfo &UI, unsigned Depth) {
     return RegisterScope::Scope != RegisterScope::thread;
 #include "index_registers.def"
 #undef KLAP_INDEX_REGISTER
+    // Arithmetic written as intrinsics (min(n, first + chunk)): uniform where the operands are.
+    case Intrinsic::smin:
+    case Intrinsic::smax:
+    case Intrinsic::umin:
+    case Intrinsic::umax:
+    case Intrinsic::abs:
+    case Intrinsic::ctpop:
+    case Intrinsic::ctlz:
+    case Intrinsic::cttz:
+    case Intrinsic::fshl:
+    case Intrinsic::fshr:
+    case Intrinsic::fabs:
+    case Intrinsic::minnum:
+    case Intrinsic::maxnum:
+      return llvm::all_of(II->args(), [&](Value *Op) { return blockUniform(Op, UI, Depth + 1); });
     default:
       return false;
     }

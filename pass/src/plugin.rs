@@ -159,11 +159,12 @@ impl RawOptions {
                 2 => Promotion::Aggregate,
                 3 => Promotion::Overlap,
                 4 => Promotion::All,
-                // `auto` promotes with aggregation and overlap (where overlap does not apply, with aggregation
-                // alone) unless told otherwise: correct on all 30 sizes of the six chain benchmarks on an H100
-                // (2026-11-25), 2.24x faster than the chains as written (18 rows; 3.03x on the medium sizes),
-                // where aggregation alone gave 1.66x.
-                255 if self.granularity == 4 => Promotion::All,
+                5 => Promotion::Loop,
+                // `auto` runs a chain in a loop by its block, handing a long chain of slow links over to a pool
+                // with overlap (promote/looped.rs), and promotes with aggregation and overlap where the loop does
+                // not apply: on an H200 3.83x faster than the chains as written (18 rows; 4.13x on the medium
+                // sizes), where aggregation and overlap alone gave 2.32x (BENCHMARKS.md, nineteenth session).
+                255 if self.granularity == 4 => Promotion::Auto,
                 _ => Promotion::None,
             },
             promote_pool: self.promote_pool as u64,

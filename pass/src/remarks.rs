@@ -73,6 +73,8 @@ pub enum Remark {
     PromotedOverlap,
     PromoteNoOverlap,
     PromoteLaunchedElsewhere,
+    PromotedLoop,
+    PromoteNoLoop,
     RegistersCapped,
     RegistersKept,
 }
@@ -148,6 +150,8 @@ impl Remark {
             Remark::PromotedOverlap => "KLAP415",
             Remark::PromoteNoOverlap => "KLAP416",
             Remark::PromoteLaunchedElsewhere => "KLAP417",
+            Remark::PromotedLoop => "KLAP418",
+            Remark::PromoteNoLoop => "KLAP419",
             Remark::RegistersCapped => "KLAP600",
             Remark::RegistersKept => "KLAP601",
         }
@@ -192,6 +196,7 @@ impl Remark {
             | Remark::Promoted
             | Remark::PromotedPool
             | Remark::PromotedOverlap
+            | Remark::PromotedLoop
             | Remark::RegistersCapped => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
@@ -210,7 +215,8 @@ impl Remark {
             | Remark::ReuseParentUnfit
             | Remark::ReuseChildNotDefined
             | Remark::ReuseSharedMemory => "launch not reused by its block: ",
-            Remark::Promoted | Remark::PromotedKept | Remark::PromotedPool | Remark::PromotedOverlap => "",
+            Remark::Promoted | Remark::PromotedKept | Remark::PromotedPool | Remark::PromotedOverlap | Remark::PromotedLoop => "",
+            Remark::PromoteNoLoop => "launch not promoted into a loop: ",
             Remark::PromoteNoOverlap => "promoted without overlap: ",
             Remark::PoolConfigVaries | Remark::PoolIndexRead => "launch not promoted with aggregation: ",
             Remark::PromoteInDeviceFunction

@@ -4,6 +4,7 @@
 pub mod aggregate;
 pub mod block_reuse;
 pub mod devrt_stubs;
+pub mod last_error;
 pub mod malloc;
 pub mod normalize;
 pub mod promote;

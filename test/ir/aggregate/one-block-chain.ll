@@ -6,9 +6,9 @@
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;promote=none;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o /dev/null 2>&1 | FileCheck --check-prefix=REMARK %s
-; Plain auto promotes such a chain with aggregation (test/ir/promote/aggregate*.ll) before aggregation sees it.
+; Plain auto runs such a chain in a loop by its block (test/ir/promote/into-loop*.ll) before aggregation sees it.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -pass-remarks=klap -S %s -o /dev/null 2>&1 | FileCheck --check-prefix=AUTO %s
-; AUTO: [KLAP412]
+; AUTO: [KLAP418]
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

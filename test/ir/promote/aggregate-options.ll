@@ -25,8 +25,8 @@
 ; POOLMAX: call ptr @__klap_pool_alloc(i32 65536, i32 20)
 ; ZERO: klap: promote-pool needs a number from 1 to 65536
 ; ZERO-CL: klap: -klap-promote-pool must be 1 to 65536, not 0
-; UNKNOWN: klap: promote must be none, basic, aggregate, overlap, all or auto, not 'pao'
-; UNKNOWN-CL: klap: -klap-promote must be none, basic, aggregate, overlap, all or auto, not 'pao'
+; UNKNOWN: klap: promote must be none, basic, aggregate, overlap, all, loop or auto, not 'pao'
+; UNKNOWN-CL: klap: -klap-promote must be none, basic, aggregate, overlap, all, loop or auto, not 'pao'
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 

@@ -6,14 +6,18 @@
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;promote=all;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
-; `auto` takes this form too.
+; `auto` runs the chain in a loop by its block, and takes this form for a copy of the kernel that the loop
+; hands a long chain of slow links over to (into-loop-auto.ll).
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -pass-remarks=klap -S %s -o /dev/null 2>&1 \
-; RUN:   | FileCheck --check-prefix=REMARK %s
+; RUN:   | FileCheck --check-prefix=AUTO %s
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;promote=all>' -S %s -o %t.inlined.ll
 ; RUN: llc-22 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx88 %t.inlined.ll -o %t.ptx
 ; RUN: %ptxas -arch=sm_90 -c %t.ptx -o %t.o
 ; RUN: %nvlink -arch=sm_90 %t.o %cudadevrt -o %t.cubin
 
+; AUTO: remark: {{.*}}launch of @chain promoted into a loop: {{.*}} [KLAP418]
+; AUTO: remark: {{.*}}launch of @chain__klap_chain promoted with aggregation (pool of 128): {{.*}} [KLAP412]
+; AUTO: remark: {{.*}}the prologue of @chain__klap_chain__klap_pool overlaps the link before: {{.*}} [KLAP415]
 ; REMARK: remark: {{.*}}launch of @chain promoted with aggregation (pool of 128): {{.*}} [KLAP412]
 ; REMARK: remark: {{.*}}the prologue of @chain__klap_pool overlaps the link before: {{[0-9]+}} instructions run before the wait; arguments published at a link's start: #3; taken after the wait: #4; the wait is before `%acc2{{.*}} = fadd float %acc, %sq{{.*}}`: it uses parameter #4, which the link before computes [KLAP415]
 

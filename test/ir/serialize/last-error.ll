@@ -148,7 +148,7 @@ exit:
 
 ; A run-time check: the query follows only the launch made for a child too large to serialize, so it is
 ; made only once that launch ran (a flag it sets); before, it is cudaSuccess.
-; REMARK: remark: {{.*}}@__cudaCDP2GetLastError is called only once a launch made for a child too large to serialize ran: before, it returns cudaSuccess (no other call that may reach the device runtime comes before it) [KLAP307]
+; REMARK: remark: {{.*}}@__cudaCDP2GetLastError is called only once a launch made as written where the transformation did not take it (a child too large to serialize, a chain that left its loop) ran: before, it returns cudaSuccess (no other call that may reach the device runtime comes before it) [KLAP307]
 ; CHECK-LABEL: define ptx_kernel void @checked(
 ; CHECK:         [[FLAG:%.*]] = alloca i1, align 1
 ; CHECK:         store i1 false, ptr [[FLAG]]

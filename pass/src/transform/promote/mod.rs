@@ -65,6 +65,7 @@ use crate::site::ops::{dim3_type, entry_alloca, guarded_replace, ArgValues, Cano
 use crate::site::{self, param_layout, LaunchModel, LaunchSite, WriteKind};
 use std::collections::HashMap;
 
+mod looped;
 mod overlap;
 
 /// Which form of promotion `klap<promote=...>` asks for.
@@ -79,6 +80,11 @@ pub enum Promotion {
     Overlap,
     /// Promotion with aggregation and overlap (KLAP's PAO).
     All,
+    /// The link's block runs the next link itself, in a loop (looped.rs); not in KLAP.
+    Loop,
+    /// `auto`: the loop where it applies, handing a long chain of slow links over to a pool with overlap;
+    /// elsewhere a pool with overlap.
+    Auto,
 }
 
 impl Promotion {
@@ -89,17 +95,19 @@ impl Promotion {
             Promotion::Aggregate => "aggregate",
             Promotion::Overlap => "overlap",
             Promotion::All => "all",
+            Promotion::Loop => "loop",
+            Promotion::Auto => "auto",
         }
     }
 
     /// Whether a link launches a pool of links as one grid.
     pub fn pools(self) -> bool {
-        matches!(self, Promotion::Aggregate | Promotion::All)
+        matches!(self, Promotion::Aggregate | Promotion::All | Promotion::Auto)
     }
 
     /// Whether a promoted link runs its prologue before it waits.
     pub fn overlaps(self) -> bool {
-        matches!(self, Promotion::Overlap | Promotion::All)
+        matches!(self, Promotion::Overlap | Promotion::All | Promotion::Auto)
     }
 }
 
@@ -422,36 +430,98 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     let calls = CallGraph::build(module);
     let pool = options.promote.pools().then_some(options.promote_pool.max(1));
     let mut chosen: Vec<(FunctionValue<'c>, Candidate<'c>)> = Vec::new();
+    // The chains run in a loop by their block, with what each passes on unchanged, and (at `auto`) whether
+    // a pool's prologue could overlap the link before (a parameter no link writes, for the prologue to read).
+    let mut looped_sites: Vec<(&LaunchSite<'c>, Vec<bool>, bool)> = Vec::new();
+    let looping = matches!(options.promote, Promotion::Loop | Promotion::Auto);
     for site in &model.sites {
-        let detected = detect(module, model, &graph, &calls, site).and_then(|c| launched_elsewhere(model, site, options).map_or(Ok(c), Err)).and_then(|c| match pool {
+        let detected = detect(module, model, &graph, &calls, site).and_then(|c| launched_elsewhere(model, site, options).map_or(Ok(c), Err));
+        let detected = match detected {
+            Ok(candidate) if looping => match looped::unfit(ctx, &calls, site.caller) {
+                None => {
+                    Remark::PromotedLoop.emit(
+                        ctx,
+                        site.launch,
+                        &format!(
+                            "launch of @{} promoted into a loop: where its threads return, the block runs the next link itself after a barrier ({} of its parameters carried through shared memory)",
+                            site.child.name(),
+                            candidate.passed_on.iter().filter(|&&p| !p).count()
+                        ),
+                    );
+                    let overlaps = options.promote == Promotion::Auto && overlap::read_only_params(ctx, site.caller, &candidate.passed_on).contains(&true);
+                    looped_sites.push((site, candidate.passed_on, overlaps));
+                    continue;
+                }
+                Some(why) => {
+                    Remark::PromoteNoLoop.emit(ctx, site.launch, &why);
+                    if options.promote == Promotion::Loop {
+                        continue;
+                    }
+                    Ok(candidate)
+                }
+            },
+            other => other,
+        };
+        let detected = detected.and_then(|c| match pool {
             Some(_) => detect_pool(&calls, site, &c.passed_on).map(|()| c),
             None => Ok(c),
         });
         match detected {
-            Ok(mut candidate) => {
-                match pool {
-                    Some(n) => Remark::PromotedPool.emit(
-                        ctx,
-                        site.launch,
-                        &format!("launch of @{} promoted with aggregation (pool of {n}): {}", site.child.name(), candidate.describe()),
-                    ),
-                    None => Remark::Promoted.emit(
-                        ctx,
-                        site.launch,
-                        &format!("launch of @{} promoted ({}): {}", site.child.name(), options.promote.as_str(), candidate.describe()),
-                    ),
-                }
-                if options.promote.overlaps() {
-                    // On the kernel as written, before anything changes it: the alias analysis of its own code.
-                    candidate.read_only = overlap::read_only_params(ctx, site.caller, &candidate.passed_on);
-                }
-                chosen.push((site.caller, candidate));
-            }
+            Ok(candidate) => chosen.push((site.caller, promoted_candidate(ctx, site, candidate, options, pool))),
             Err((remark, why)) => remark.emit(ctx, site.launch, &why),
         }
     }
+    // At `auto`, a chain whose pool could overlap its links' prologues goes on as a pool once it proves long
+    // and its links slow (looped.rs, `Switch`): a copy of its kernel, launching itself, promoted with
+    // aggregation and overlap.
+    let copies: Vec<Option<FunctionValue<'c>>> = looped_sites
+        .iter()
+        .map(|&(site, _, overlaps)| {
+            overlaps.then(|| {
+                let kernel = site.caller;
+                let copy = kernel.clone_function(&format!("{}__klap_chain", kernel.name()));
+                copy.set_ptx_kernel();
+                let own = kernel.as_global_value().as_pointer_value();
+                for inst in copy.instructions() {
+                    for k in 0..inst.get_num_operands() {
+                        if let Some(Operand::Value(v)) = inst.get_operand(k) {
+                            if v == BasicValueEnum::PointerValue(own) {
+                                inst.set_operand(k, copy.as_global_value().as_pointer_value());
+                            }
+                        }
+                    }
+                }
+                copy
+            })
+        })
+        .collect();
+    if copies.iter().any(Option::is_some) {
+        ctx.invalidate_analyses();
+        let copied_model = site::analyze_quietly(module, ctx);
+        let copied_graph = LaunchGraph::build(&copied_model);
+        let copied_calls = CallGraph::build(module);
+        for copy in copies.iter().flatten() {
+            let site = copied_model.sites.iter().find(|s| s.caller == *copy).expect("the copy's launch of itself");
+            let detected = detect(module, &copied_model, &copied_graph, &copied_calls, site).and_then(|c| detect_pool(&copied_calls, site, &c.passed_on).map(|()| c));
+            match detected {
+                Ok(candidate) => chosen.push((*copy, promoted_candidate(ctx, site, candidate, options, pool))),
+                Err((remark, why)) => remark.emit(ctx, site.launch, &why),
+            }
+        }
+    }
+    let entries = CanonicalEntries::get(module);
+    for ((site, passed_on, _), copy) in looped_sites.iter().zip(&copies) {
+        // Only where the copy was promoted: else the loop goes on whatever the chain's length.
+        let switch = copy.filter(|c| chosen.iter().any(|(k, _)| k == c)).map(|to| looped::Switch { to, after_links: SWITCH_AFTER_LINKS, link_ns: SWITCH_LINK_NS });
+        let fallback = looped::promote(module, &entries, site, passed_on, switch.as_ref());
+        // The launch was the kernel's only one: the check after it (CDP_CHECK_LAUNCH) need not enter the
+        // device runtime in every link, only where the launch was made as written.
+        super::last_error::fold_unreached(module, ctx, site.caller, &[fallback]);
+        module.add_named_metadata_string(PROMOTED_METADATA, &site.caller.name());
+    }
     if chosen.is_empty() {
-        return Ok(false);
+        entries.retire_replaced(module);
+        return Ok(!looped_sites.is_empty());
     }
     let runtime = Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace })?;
     let mut variants = ChildVariants::new(module, None);
@@ -462,7 +532,6 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // The promoted forms' launches, and the host forms' as they are now.
     ctx.invalidate_analyses();
     let model = site::analyze_quietly(module, ctx);
-    let entries = CanonicalEntries::get(module);
     for (&(kernel, variant), (_, candidate)) in promoted.iter().zip(&chosen) {
         let variant_site = model.sites.iter().find(|s| s.caller == variant).expect("the promoted form's launch");
         // Where the promoted form waits, before the host form changes (a pool's early arguments are
@@ -523,6 +592,27 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     }
     Ok(true)
 }
+
+/// The remark of a launch promoted with a pool or as basic promotion, and, with overlap, the parameters its
+/// prologue may read (the alias analysis of the kernel as written, before anything changes it).
+fn promoted_candidate<'c>(ctx: Ctx, site: &LaunchSite<'c>, mut candidate: Candidate<'c>, options: &Options, pool: Option<u64>) -> Candidate<'c> {
+    match pool {
+        Some(n) => Remark::PromotedPool.emit(ctx, site.launch, &format!("launch of @{} promoted with aggregation (pool of {n}): {}", site.child.name(), candidate.describe())),
+        None => Remark::Promoted.emit(ctx, site.launch, &format!("launch of @{} promoted ({}): {}", site.child.name(), options.promote.as_str(), candidate.describe())),
+    }
+    if options.promote.overlaps() {
+        candidate.read_only = overlap::read_only_params(ctx, site.caller, &candidate.passed_on);
+    }
+    candidate
+}
+
+/// What a link hands over to a pool at `auto` (looped.rs, `Switch`): after this many links in the loop ...
+const SWITCH_AFTER_LINKS: u64 = 64;
+/// ... where they took longer than this on average, in nanoseconds. On an H200 a link of a pool with
+/// overlap costs about 2.3 us on the chain's critical path (a release and an acquire through memory), the
+/// whole of a looped link's work goes on it: sc's links, 2.3 us in a short chain, took 3.3 us in the large
+/// one (its input no longer in L2), unq's 8 us (BENCHMARKS.md, nineteenth session).
+const SWITCH_LINK_NS: u64 = 2500;
 
 /// What overlap found for one promoted kernel.
 struct PlannedOverlap<'c> {
