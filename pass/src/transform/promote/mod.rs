@@ -510,16 +510,20 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
     }
     let entries = CanonicalEntries::get(module);
-    for ((site, passed_on, _), copy) in looped_sites.iter().zip(&copies) {
-        // Only where the copy was promoted: else the loop goes on whatever the chain's length.
-        let switch = copy.filter(|c| chosen.iter().any(|(k, _)| k == c)).map(|to| looped::Switch { to, after_links: SWITCH_AFTER_LINKS, link_ns: SWITCH_LINK_NS });
-        let fallback = looped::promote(module, &entries, site, passed_on, switch.as_ref());
-        // The launch was the kernel's only one: the check after it (CDP_CHECK_LAUNCH) need not enter the
-        // device runtime in every link, only where the launch was made as written.
-        super::last_error::fold_unreached(module, ctx, site.caller, &[fallback]);
-        module.add_named_metadata_string(PROMOTED_METADATA, &site.caller.name());
-    }
+    // The loops last: a copy is handed over to only where its pool's links overlap (else its pool is no faster
+    // than the loop, and the copy stays unused).
+    let loop_chains = |overlapped: &[FunctionValue<'c>]| {
+        for ((site, passed_on, _), copy) in looped_sites.iter().zip(&copies) {
+            let switch = copy.filter(|c| overlapped.contains(c)).map(|to| looped::Switch { to, after_links: SWITCH_AFTER_LINKS, link_ns: SWITCH_LINK_NS });
+            let fallback = looped::promote(module, &entries, site, passed_on, switch.as_ref());
+            // The launch was the kernel's only one: the check after it (CDP_CHECK_LAUNCH) need not enter the
+            // device runtime in every link, only where the launch was made as written.
+            super::last_error::fold_unreached(module, ctx, site.caller, &[fallback]);
+            module.add_named_metadata_string(PROMOTED_METADATA, &site.caller.name());
+        }
+    };
     if chosen.is_empty() {
+        loop_chains(&[]);
         entries.retire_replaced(module);
         return Ok(!looped_sites.is_empty());
     }
@@ -532,6 +536,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // The promoted forms' launches, and the host forms' as they are now.
     ctx.invalidate_analyses();
     let model = site::analyze_quietly(module, ctx);
+    let mut overlapped = Vec::new();
     for (&(kernel, variant), (_, candidate)) in promoted.iter().zip(&chosen) {
         let variant_site = model.sites.iter().find(|s| s.caller == variant).expect("the promoted form's launch");
         // Where the promoted form waits, before the host form changes (a pool's early arguments are
@@ -556,6 +561,9 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 None
             }
         });
+        if overlap.is_some() {
+            overlapped.push(kernel);
+        }
         // Both forms must agree: the producer (either form's launch site) and the consumer (the pool form's wait).
         let host_site = model.sites.iter().find(|s| s.caller == kernel).expect("the host form's launch");
         let word = overlap.as_ref().filter(|_| pool.is_some() && releases_at_launch(host_site)).and_then(|o| {
@@ -585,6 +593,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         module.add_named_metadata_string(PROMOTED_METADATA, &kernel.name());
         module.add_named_metadata_string(PROMOTED_METADATA, &variant.name());
     }
+    loop_chains(&overlapped);
     entries.retire_replaced(module);
     // Aggregation, where it runs next, links against the same runtime and retires what is unused then.
     if options.granularity == super::Granularity::None {
