@@ -2,18 +2,24 @@
 ; so no thread may return while others of the block still have a barrier to reach.
 ; @bounded skips its barrier on a branch every thread takes alike (%first < min(%n, %first + 64): the
 ; parameters, through llvm.smin): promoted into a loop. @early returns early in the threads past %n, before
-; the barrier the others reach: not promoted (KLAP419), its launch stays as written.
+; the barrier the others reach: not promoted (KLAP419), its launch stays as written. @elsewhere does the same
+; before a call to a function of another translation unit, which may wait at a barrier: not promoted either.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;promote=loop>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
 ; REMARK-DAG: remark: {{.*}}launch of @bounded promoted into a loop: {{.*}} [KLAP418]
+; REMARK-DAG: remark: {{.*}}launch not promoted into a loop: a thread of @elsewhere can return while others of its block still have a barrier to reach {{.*}} [KLAP419]
 ; REMARK-DAG: remark: {{.*}}launch not promoted into a loop: a thread of @early can return while others of its block still have a barrier to reach (a branch the threads may disagree on): it would wait at the link's end while they wait at the barrier [KLAP419]
 
 ; CHECK-LABEL: define ptx_kernel void @bounded(
 ; CHECK:       klap.loop.start:
 ; CHECK:       klap.loop.latch:
 ; CHECK-LABEL: define ptx_kernel void @early(
+; CHECK-NOT:   klap.loop
+; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
+; CHECK-NOT:   klap.loop
+; CHECK-LABEL: define ptx_kernel void @elsewhere(
 ; CHECK-NOT:   klap.loop
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; CHECK-NOT:   klap.loop
@@ -27,6 +33,7 @@ declare i32 @__cudaCDP2LaunchDeviceV2(ptr, ptr)
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.smin.i32(i32, i32)
 declare void @llvm.nvvm.barrier0()
+declare void @other_unit_step(i32)
 
 @part = internal addrspace(3) global [64 x i32] undef, align 4
 
@@ -95,6 +102,39 @@ launch:
   store %struct.dim3 { i32 1, i32 1, i32 1 }, ptr %g, align 4
   store %struct.dim3 { i32 64, i32 1, i32 1 }, ptr %b, align 4
   %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @early, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %done
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a1, align 4
+  %a2 = getelementptr inbounds i8, ptr %buf, i64 12
+  store i32 %end, ptr %a2, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr inttoptr (i64 4 to ptr))
+  br label %done
+done:
+  ret void
+}
+
+define ptx_kernel void @elsewhere(ptr %out, i32 %n, i32 %first) {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %i = add i32 %first, %t
+  %past = icmp sge i32 %i, %n
+  br i1 %past, label %done, label %body
+body:
+  call void @other_unit_step(i32 %i)
+  %end = add nsw i32 %first, 64
+  %lead = icmp eq i32 %t, 0
+  %more = icmp slt i32 %end, %n
+  %go = and i1 %lead, %more
+  br i1 %go, label %launch, label %done
+launch:
+  store %struct.dim3 { i32 1, i32 1, i32 1 }, ptr %g, align 4
+  store %struct.dim3 { i32 64, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @elsewhere, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
   %ok = icmp ne ptr %buf, null
   br i1 %ok, label %fill, label %done
 fill:

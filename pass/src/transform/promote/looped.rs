@@ -5,8 +5,8 @@
 //! aggregation) still pays a release and an acquire through memory per link and the pool's own launch
 //! and end (docs/promotion.md). The link's block can instead run its successor: where every thread of
 //! the block returns, the threads meet at a barrier, and where the link reached its launch they run the
-//! kernel again with the launch's arguments, carried through shared memory. No launch, no slot, no
-//! nesting level.
+//! kernel again with the launch's arguments, carried through shared memory. No launch (but where the
+//! host launched the first link with blocks of several rows), no slot, no nesting level.
 //!
 //! Why it keeps the program's meaning: the successor starts only once every thread of the link has
 //! returned and a barrier ordered their writes before its reads, later than the launch as written
@@ -18,7 +18,8 @@
 //! What it needs beyond detection: every thread of the block must reach the barrier at the end without
 //! other threads still owing a barrier of the kernel. A thread that returns early would wait at the end
 //! while the others wait at a barrier of the body, a hang or a barrier passed too early; so no branch the
-//! threads may disagree on may lead some of them to the end and others to a barrier (KLAP419).
+//! threads may disagree on may lead some of them to the end and others to a barrier (KLAP419). A call to a
+//! function defined in another translation unit counts as a barrier.
 
 use crate::callgraph::CallGraph;
 use crate::child::{barrier_use, hoist_allocas, BarrierUse};
@@ -43,9 +44,11 @@ pub fn unfit<'c>(ctx: Ctx, calls: &CallGraph<'c>, kernel: FunctionValue<'c>) -> 
         }
         let reaches_barrier = match inst.called_function() {
             Some(f) if f != kernel && !f.is_declaration() => {
-                calls.calls_indirectly(f) || calls.find_reached(f, |i| !matches!(barrier_use(i), BarrierUse::None) || i.calls_through_pointer()).is_some()
+                calls.calls_indirectly(f)
+                    || calls.find_reached(f, |i| !matches!(barrier_use(i), BarrierUse::None) || i.calls_through_pointer() || i.called_function().is_some_and(may_wait_elsewhere)).is_some()
             }
-            _ => false,
+            Some(f) => may_wait_elsewhere(f),
+            None => false,
         };
         if reaches_barrier || !matches!(barrier_use(inst), BarrierUse::None) {
             barriers.push(inst);
@@ -58,6 +61,16 @@ pub fn unfit<'c>(ctx: Ctx, calls: &CallGraph<'c>, kernel: FunctionValue<'c>) -> 
          it would wait at the link's end while they wait at the barrier",
         kernel.name()
     ))
+}
+
+/// A function declared here and defined in another translation unit (`-fgpu-rdc`), which may wait at a
+/// barrier: not an intrinsic (barrier_use knows those), nor CUDA's device runtime, libdevice or the system
+/// calls of CUDA's headers.
+fn may_wait_elsewhere(f: FunctionValue) -> bool {
+    let name = f.name();
+    f.is_declaration()
+        && !["llvm.", "cuda", "__cuda", "__nv_"].iter().any(|p| name.starts_with(p))
+        && !["vprintf", "malloc", "free", "__assertfail"].contains(&name.as_str())
 }
 
 /// Where a looped chain hands over to a copy of its kernel promoted with aggregation and overlap: once
