@@ -2,6 +2,8 @@
 // shape), in the forms promotion into a loop (docs/promotion.md) must keep:
 //   rows   the host launches the first link with blocks of two rows: the launching thread of each row
 //          (threadIdx.x == 0) starts a chain of its own, of one-row links (the loop launches as written there);
+//   blocks the host launches the first link as a grid of three blocks: each block starts a chain of one-block
+//          grids, whose links see blockIdx 0 (the loop launches as written there too);
 //   slow   a chain of 200 links of about 10 us each, more than klap's loop runs before it hands a chain of
 //          slow links over to pools at `auto`;
 //   tail   a chain in the tail stream whose next link reads what this one wrote.
@@ -33,6 +35,21 @@ __global__ void rows_link(unsigned long long *seen, unsigned *turn, int chain, i
     turn[c * ROWS_LINKS + link] = atomicAdd(&g_order, 1u);
     if (link + 1 < ROWS_LINKS)
       rows_link<<<1, ROWS_BLOCK, 0, cudaStreamFireAndForget>>>(seen, turn, c, link + 1, sum % 1000 + link);
+  }
+}
+
+constexpr int GRID_LINKS = 7;
+constexpr int GRID_BLOCKS = 3;
+
+// Chain `chain + blockIdx.x`: a first link of several blocks starts one chain per block; the later links are
+// one-block grids, where blockIdx.x is 0 and gridDim.x 1.
+__global__ void grid_link(unsigned long long *seen, int chain, int link, unsigned long long carried) {
+  const int c = chain + (int)blockIdx.x;
+  if (threadIdx.x == 0) {
+    const unsigned long long v = carried * 3 + c + 100ull * gridDim.x;
+    seen[c * GRID_LINKS + link] = v;
+    if (link + 1 < GRID_LINKS)
+      grid_link<<<1, ROWS_BLOCK, 0, cudaStreamFireAndForget>>>(seen, c, link + 1, v % 977);
   }
 }
 
@@ -127,6 +144,25 @@ int main() {
     }
   }
   std::printf("rows: 2 chains of %d links\n", ROWS_LINKS);
+
+  unsigned long long *gseen;
+  CK(cudaMalloc(&gseen, GRID_BLOCKS * GRID_LINKS * sizeof *gseen));
+  CK(cudaMemset(gseen, 0, GRID_BLOCKS * GRID_LINKS * sizeof *gseen));
+  grid_link<<<GRID_BLOCKS, ROWS_BLOCK>>>(gseen, 0, 0, 5);
+  CK_LAUNCH();
+  CK(cudaDeviceSynchronize());
+  unsigned long long hg[GRID_BLOCKS * GRID_LINKS];
+  CK(cudaMemcpy(hg, gseen, sizeof hg, cudaMemcpyDeviceToHost));
+  for (int c = 0; c < GRID_BLOCKS; ++c) {
+    unsigned long long carried = 5;
+    for (int l = 0; l < GRID_LINKS; ++l) {
+      const unsigned long long want = carried * 3 + c + 100ull * (l == 0 ? GRID_BLOCKS : 1);
+      if (hg[c * GRID_LINKS + l] != want)
+        mismatch("blocks chain %d link %d: %llu, want %llu", c, l, hg[c * GRID_LINKS + l], want);
+      carried = want % 977;
+    }
+  }
+  std::printf("blocks: %d chains of %d links\n", GRID_BLOCKS, GRID_LINKS);
 
   slow_link<<<1, SLOW_BLOCK>>>(salt, slow, 0, 1);
   CK_LAUNCH();

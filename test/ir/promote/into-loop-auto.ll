@@ -2,7 +2,7 @@
 ; `noalias` input %in, which no link writes): the chain runs in a loop by its block (KLAP418), and a copy of
 ; the kernel, launching itself, is promoted with aggregation and overlap (KLAP412, KLAP415). The loop goes
 ; on while it has run fewer than 64 links or its links took at most 2.5 us each on average (the globaltimer
-; read at the kernel's start); else, and in a block of more than one row, the launch is made as written, of
+; read at the kernel's start); else, and in a first link of another shape, the launch is made as written, of
 ; the copy: a long chain of slow links goes on as pools whose links' prologues overlap.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
@@ -15,7 +15,7 @@
 ; CHECK-LABEL: define ptx_kernel void @chain(
 ; CHECK:       klap.loop.start:
 ; CHECK:         [[STARTED:%.*]] = call i64 @llvm.nvvm.read.ptx.sreg.globaltimer()
-; CHECK:         %klap.loop.one.row = icmp eq i32
+; CHECK:         %klap.loop.same.shape = and i1
 ; CHECK-NEXT:    [[FOLLOWING:%.*]] = add i32 %klap.loop.link, 1
 ; CHECK-NEXT:    [[SHORT:%.*]] = icmp ult i32 [[FOLLOWING]], 64
 ; CHECK-NEXT:    [[NOW:%.*]] = call i64 @llvm.nvvm.read.ptx.sreg.globaltimer()
@@ -24,7 +24,7 @@
 ; CHECK-NEXT:    [[BUDGET:%.*]] = mul i64 [[LINKS]], 2500
 ; CHECK-NEXT:    [[FAST:%.*]] = icmp ult i64 [[ELAPSED]], [[BUDGET]]
 ; CHECK-NEXT:    %klap.loop.stay = or i1 [[SHORT]], [[FAST]]
-; CHECK-NEXT:    [[TAKE:%.*]] = and i1 %klap.loop.one.row, %klap.loop.stay
+; CHECK-NEXT:    [[TAKE:%.*]] = and i1 %klap.loop.same.shape, %klap.loop.stay
 ; CHECK-NEXT:    br i1 [[TAKE]],
 ; CHECK:         store i32 {{.*}}, ptr addrspace(3) @chain__klap_loop_next
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @chain__klap_chain,

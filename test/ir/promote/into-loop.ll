@@ -2,8 +2,9 @@
 ; launch): the block runs the next link itself. A barrier where its threads return; then, where the link
 ; reached its launch, the parameters it changes (%first, %acc) come from the launch's arguments, stored in
 ; shared memory by the launching thread (two buffers used in turn, by the link's parity); %out and %n are
-; passed on unchanged and stay the parameters. In a block of more than one row (a first link launched so by
-; the host) the launch is made as written; the error check after it enters the device runtime only then.
+; passed on unchanged and stay the parameters. In a grid of several blocks, a block of several rows or one of
+; another width (a first link launched so by the host) the launch is made as written; the error check after it
+; enters the device runtime only then.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;promote=loop>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
@@ -23,11 +24,18 @@
 ; CHECK-NEXT:    [[ACC:%.*]] = phi float [ %acc, %klap.loop.start ], [ [[NEWACC:%.*]], %klap.loop.next ]
 ; CHECK:         add nsw i32 [[FIRST]], 64
 ; CHECK:         fadd float [[ACC]],
-; The launch: in a block of one row, this link's values of the changed arguments into the buffer of its
-; parity, then its number.
+; The launch: where the grid is one block of one row 64 threads wide (what the launch asks for), this link's
+; values of the changed arguments into the buffer of its parity, then its number.
 ; CHECK:         [[ROWS:%.*]] = mul i32
-; CHECK-NEXT:    %klap.loop.one.row = icmp eq i32 [[ROWS]], 1
-; CHECK-NEXT:    br i1 %klap.loop.one.row,
+; CHECK-NEXT:    [[ONEROW:%.*]] = icmp eq i32 [[ROWS]], 1
+; CHECK:         call i32 @llvm.nvvm.read.ptx.sreg.nctaid.z()
+; CHECK-NEXT:    [[BLOCKS:%.*]] = mul i32
+; CHECK-NEXT:    [[ONEBLOCK:%.*]] = icmp eq i32 [[BLOCKS]], 1
+; CHECK-NEXT:    [[WIDTH:%.*]] = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+; CHECK-NEXT:    [[ASWIDE:%.*]] = icmp eq i32 [[WIDTH]], 64
+; CHECK-NEXT:    [[BOTH:%.*]] = and i1 [[ONEROW]], [[ONEBLOCK]]
+; CHECK-NEXT:    %klap.loop.same.shape = and i1 [[BOTH]], [[ASWIDE]]
+; CHECK-NEXT:    br i1 %klap.loop.same.shape,
 ; CHECK:         [[PARITY:%.*]] = and i32 [[LINK]], 1
 ; CHECK-NEXT:    [[AT:%.*]] = mul i32 [[PARITY]], 32
 ; CHECK-NEXT:    [[BUF:%.*]] = getelementptr inbounds i8, ptr addrspace(3) @chain__klap_loop_args, i32 [[AT]]

@@ -33,7 +33,13 @@ use crate::site::{param_layout, LaunchSite};
 /// Why the block of `kernel` cannot run its successor after a barrier where its threads return: a barrier
 /// it cannot see (one reached through a pointer), or a branch after which some threads can reach the end
 /// while others still reach a barrier.
-pub fn unfit<'c>(ctx: Ctx, calls: &CallGraph<'c>, kernel: FunctionValue<'c>) -> Option<String> {
+pub fn unfit<'c>(ctx: Ctx, calls: &CallGraph<'c>, site: &LaunchSite<'c>) -> Option<String> {
+    let kernel = site.caller;
+    // The block that runs the next link has the dynamic shared memory its own launch gave it, which nothing
+    // here shows to be enough for what the next link asks.
+    if site.smem.const_int() != Some(0) {
+        return Some(format!("the next link asks for dynamic shared memory ({}), which the block running it again may not have", site.smem.operand_string()));
+    }
     let mut barriers: Vec<InstructionValue<'c>> = Vec::new();
     for inst in kernel.instructions() {
         if inst.get_opcode() != InstructionOpcode::Call {
@@ -147,14 +153,22 @@ pub fn promote<'c>(
         let following = b.build_int_add(link_value, i32t.const_int(1, false), "").unwrap();
         b.store_aligned(following.into(), next, 4);
     };
-    // A block of more than one row (the host's launch of the first link may give it one) has a launching
-    // thread in each row, each starting a chain of its own: there, the launch as written (its blocks have
-    // one row).
+    // The block runs the next link only where it is what the launch asks for: a grid of one block, of one
+    // row as wide as the launch's. A first link launched otherwise (by the host, or by another kernel) makes
+    // the launch as written: in a grid of several blocks each block's launch starts a chain of one-block
+    // grids, whose blockIdx and gridDim differ from the block's; in a block of several rows a thread of each
+    // row launches.
     let b = builder_before(module, site.launch);
     let sreg = |name: &str| b.call_value(module.get_or_declare(&format!("llvm.nvvm.read.ptx.sreg.{name}"), i32t.fn_type(&[], false)), &[]).into_int_value();
     let one = i32t.const_int(1, false);
     let rows = b.build_int_mul(sreg("ntid.y"), sreg("ntid.z"), "").unwrap();
-    let mut take = b.build_int_compare(IntPredicate::EQ, rows, one, "klap.loop.one.row").unwrap();
+    let one_row = b.build_int_compare(IntPredicate::EQ, rows, one, "").unwrap();
+    let blocks = b.build_int_mul(b.build_int_mul(sreg("nctaid.x"), sreg("nctaid.y"), "").unwrap(), sreg("nctaid.z"), "").unwrap();
+    let one_block = b.build_int_compare(IntPredicate::EQ, blocks, one, "").unwrap();
+    let width = site.block.fields[0].expect("detection: a block known at entry").into_int_value();
+    let width = b.build_int_z_extend_or_bit_cast(width, i32t, "").unwrap();
+    let as_wide = b.build_int_compare(IntPredicate::EQ, sreg("ntid.x"), width, "").unwrap();
+    let mut take = b.build_and(b.build_and(one_row, one_block, "").unwrap(), as_wide, "klap.loop.same.shape").unwrap();
     let mut handed_over = site.clone();
     if let (Some(switch), Some(started)) = (switch, started) {
         // The loop goes on while it is short or its links are fast; else the launch as written, of the copy.

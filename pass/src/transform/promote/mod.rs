@@ -437,7 +437,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     for site in &model.sites {
         let detected = detect(module, model, &graph, &calls, site).and_then(|c| launched_elsewhere(model, site, options).map_or(Ok(c), Err));
         let detected = match detected {
-            Ok(candidate) if looping => match looped::unfit(ctx, &calls, site.caller) {
+            Ok(candidate) if looping => match looped::unfit(ctx, &calls, site) {
                 None => {
                     Remark::PromotedLoop.emit(
                         ctx,
