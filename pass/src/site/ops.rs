@@ -14,8 +14,8 @@ use super::abi::{cdp2_symbol, classify_stream_call, Abi, EntryKind, Stream, Stre
 use super::{DimForm, Dim3, LaunchSite, WriteKind};
 use crate::llvm::{
     AddressSpace, BasicBlock, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionType,
-    FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntValue, Module, ModuleExt, NullTest, StructType,
-    ValueExt,
+    FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntValue, Linkage, Module, ModuleExt, NullTest,
+    PointerValue, StructType, ValueExt, SHARED_SPACE,
 };
 
 /// `cudaErrorMemoryAllocation`: what the launch expression yields when no parameter buffer was had.
@@ -140,6 +140,16 @@ pub fn dim3_fields<'c>(module: &Module<'c>, b: &Builder<'c>, dim: &Dim3<'c>) -> 
     }
     let v = dim3_value(module, b, dim).into_struct_value();
     [0, 1, 2].map(|i| b.build_extract_value(v, i, "").expect("a dim3 field"))
+}
+
+/// A block's variable of klap's own in shared memory, `name`, internal to the module, of `undef`'s type (shared
+/// memory has no initial value).
+pub fn shared_variable<'c>(module: &Module<'c>, name: &str, undef: BasicValueEnum<'c>, align: u32) -> PointerValue<'c> {
+    let g = module.add_global(undef.get_type(), Some(AddressSpace::from(SHARED_SPACE)), name);
+    g.set_linkage(Linkage::Internal);
+    g.set_initializer(&undef);
+    g.set_alignment(align);
+    g.as_pointer_value()
 }
 
 /// An alloca at the start of the function's entry block.

@@ -44,13 +44,13 @@ use crate::callgraph::CallGraph;
 use crate::child::{barrier_function, kernel_barriers, ChildVariants};
 use crate::llvm::{
     count, AddressSpace, AtomicOrdering, AtomicRMWBinOp, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt,
-    FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt,
+    FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt,
     PointerValue, Statistic, ValueExt, SHARED_SPACE,
 };
 use crate::remarks::Remark;
 use crate::runtime::IndexRegister;
 use crate::site::abi::Stream;
-use crate::site::ops::{builder_before, dim3_fields, guarded_replace, ArgValues, CanonicalEntries};
+use crate::site::ops::{builder_before, dim3_fields, guarded_replace, shared_variable, ArgValues, CanonicalEntries};
 use crate::site::{param_layout, LaunchModel, LaunchSite};
 use std::collections::HashMap;
 
@@ -298,14 +298,7 @@ impl<'a, 'c> Parent<'a, 'c> {
     ) -> Self {
         let cx = module.get_context();
         let record_size = record_size(module, children.iter().map(|(c, _)| *c));
-        // Shared memory has no initial value: undef.
-        let shared = |undef: BasicValueEnum<'c>, name: &str, align: u32| {
-            let g = module.add_global(undef.get_type(), Some(AddressSpace::from(SHARED_SPACE)), &format!("{}__klap_reuse_{name}", kernel.name()));
-            g.set_linkage(Linkage::Internal);
-            g.set_initializer(&undef);
-            g.set_alignment(align);
-            g.as_pointer_value()
-        };
+        let shared = |undef: BasicValueEnum<'c>, name: &str, align: u32| shared_variable(module, &format!("{}__klap_reuse_{name}", kernel.name()), undef, align);
         let queue = shared(cx.i8_type().array_type((capacity * record_size) as u32).get_undef().into(), "queue", 16);
         let count = shared(cx.i32_type().get_undef().into(), "count", 4);
         Parent { module, entries, kernel, children, queue, count, capacity, record_size }

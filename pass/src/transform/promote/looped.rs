@@ -24,10 +24,10 @@
 use crate::callgraph::CallGraph;
 use crate::child::{barrier_use, hoist_allocas, BarrierUse};
 use crate::llvm::{
-    AddressSpace, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, Linkage, Module,
-    ModuleExt, ValueExt, SHARED_SPACE,
+    BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, Module,
+    ModuleExt, ValueExt,
 };
-use crate::site::ops::{builder_before, guarded_replace, ArgValues, CanonicalEntries};
+use crate::site::ops::{builder_before, guarded_replace, shared_variable, ArgValues, CanonicalEntries};
 use crate::site::{param_layout, LaunchSite};
 
 /// Why the block of `kernel` cannot run its successor after a barrier where its threads return: a barrier
@@ -104,13 +104,8 @@ pub fn promote<'c>(
     let f = site.caller;
     let (params, param_size) = param_layout(module, f);
     let i32t = cx.i32_type();
-    // Shared memory has no initial value: undef.
     let shared = |undef: BasicValueEnum<'c>, name: &str, align: u32| -> BasicValueEnum<'c> {
-        let g = module.add_global(undef.get_type(), Some(AddressSpace::from(SHARED_SPACE)), &format!("{}__klap_loop_{name}", f.name()));
-        g.set_linkage(Linkage::Internal);
-        g.set_initializer(&undef);
-        g.set_alignment(align);
-        g.as_pointer_value().into()
+        shared_variable(module, &format!("{}__klap_loop_{name}", f.name()), undef, align).into()
     };
     // The link the launching thread asked for (the count of links that launched), and the arguments of the
     // next link, two buffers used in turn: a thread still reading the one of link L at its end cannot have
