@@ -42,6 +42,7 @@ STATISTIC(NumLaunchesSerialized, "Device launches serialized");
 STATISTIC(NumMallocsAggregated, "Device-side cudaMalloc calls aggregated per warp");
 STATISTIC(NumLaunchesBlockReused, "Device launches run by their launching block");
 STATISTIC(NumKernelsRegisterCapped, "Kernels with klap's runtime code whose registers were capped");
+STATISTIC(NumParamsMarkedReadOnly, "Kernel pointer parameters marked readonly across launches");
 
 static cl::opt<std::string> GranularityOpt(
     "klap-granularity",
@@ -180,6 +181,10 @@ static cl::opt<bool> DisableMallocOpt("klap-disable-malloc",
                                       cl::init(false));
 static cl::opt<bool> DisablePromoteOpt("klap-disable-promote", cl::desc("Skip klap's promotion step"),
                                        cl::init(false));
+static cl::opt<bool> DisableReadOnlyOpt("klap-disable-read-only",
+                                        cl::desc("Skip klap's step that marks kernel pointer parameters readonly "
+                                                 "across launches"),
+                                        cl::init(false));
 static cl::opt<bool> DisableInlineRuntimeOpt("klap-disable-inline-runtime",
                                              cl::desc("Skip inlining klap's device runtime (as "
                                                       "-klap-inline-runtime=false)"),
@@ -212,7 +217,7 @@ struct KlapCtx {
 
 // The options of klap's transformations, as pass/src/plugin.rs's RawOptions reads them (same fields, same
 // order). Granularity: 0 none, 1 warp, 2 block, 3 grid, 4 auto. DisabledSteps: bit 0 normalize, bit 1
-// aggregate, bit 2 serialize, bit 3 malloc, bit 4 block reuse, bit 5 promote. Promote: 0 none, 1 basic,
+// aggregate, bit 2 serialize, bit 3 malloc, bit 4 block reuse, bit 5 promote, bit 6 read-only. Promote: 0 none, 1 basic,
 // 2 aggregate, 3 overlap, 4 all, 255 unset (none). PromotePool: links per pool at promote=aggregate.
 constexpr uint32_t PromoteUnset = 255;
 struct KlapRustOptions {
@@ -393,7 +398,8 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.BlockReuseQueue = BlockReuseQueueOpt;
   O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) |
                          (DisableSerializeOpt ? 4u : 0u) | (DisableMallocOpt ? 8u : 0u) |
-                         (DisableBlockReuseOpt ? 16u : 0u) | (DisablePromoteOpt ? 32u : 0u);
+                         (DisableBlockReuseOpt ? 16u : 0u) | (DisablePromoteOpt ? 32u : 0u) |
+                         (DisableReadOnlyOpt ? 64u : 0u);
   O.Rust.InlineRuntime = InlineRuntimeOpt && !DisableInlineRuntimeOpt;
   return O;
 }
@@ -929,7 +935,8 @@ enum KlapStatistic {
   SerializedLaunch = 4,
   AggregatedMalloc = 5,
   BlockReusedLaunch = 6,
-  RegisterCappedKernel = 7
+  RegisterCappedKernel = 7,
+  ReadOnlyParam = 8
 };
 
 void klap_count(unsigned Which, unsigned N) {
@@ -957,6 +964,9 @@ void klap_count(unsigned Which, unsigned N) {
     break;
   case RegisterCappedKernel:
     NumKernelsRegisterCapped += N;
+    break;
+  case ReadOnlyParam:
+    NumParamsMarkedReadOnly += N;
     break;
   }
 }

@@ -123,6 +123,7 @@ pub enum Statistic {
     AggregatedMalloc = 5,
     BlockReusedLaunch = 6,
     RegisterCappedKernel = 7,
+    ReadOnlyParam = 8,
 }
 
 pub fn count(which: Statistic, n: usize) {
@@ -547,6 +548,25 @@ pub trait InstructionExt<'c>: Copy {
         // SAFETY: self is a call; its argument operands come first.
         unsafe { (0..LLVMGetNumArgOperands(raw)).map(|i| basic(LLVMGetOperand(raw, i))).collect() }
     }
+    /// Whether the callee neither writes through call argument `index` nor keeps it: `readonly` (or
+    /// `readnone`) and `captures(none)`, at the call or on the called function's parameter.
+    fn call_arg_only_read(self, index: u32) -> bool {
+        let raw = self.this().as_value_ref();
+        let callee = self.called_function();
+        let has = |kind: &str, value: Option<u64>| {
+            // SAFETY: attribute lookup on a call site.
+            let at_call = unsafe { LLVMGetCallSiteEnumAttribute(raw, index + 1, kind_id(kind)) };
+            let found = if at_call.is_null() {
+                callee.and_then(|f| f.get_enum_attribute(AttributeLoc::Param(index), kind_id(kind))).map(|a| a.get_enum_value())
+            } else {
+                // SAFETY: a live attribute of the call.
+                Some(unsafe { LLVMGetEnumAttributeValue(at_call) })
+            };
+            found.is_some_and(|v| value.is_none_or(|want| v == want))
+        };
+        // `captures(none)` is the `captures` attribute with no component set.
+        (has("readonly", None) || has("readnone", None)) && has("captures", Some(0))
+    }
     /// Whether call argument `index` carries `byval`.
     fn call_arg_is_byval(self, index: u32) -> bool {
         // SAFETY: attribute lookup on a call site.
@@ -715,6 +735,20 @@ pub trait FunctionExt<'c>: Copy {
     /// Whether parameter `index` is `noalias` (a `__restrict__` pointer).
     fn param_noalias(self, index: u32) -> bool {
         self.this().get_enum_attribute(AttributeLoc::Param(index), kind_id("noalias")).is_some()
+    }
+    /// Whether the function never writes through parameter `index` (`readonly` or `readnone`).
+    fn param_reads_only(self, index: u32) -> bool {
+        ["readonly", "readnone"].iter().any(|k| self.this().get_enum_attribute(AttributeLoc::Param(index), kind_id(k)).is_some())
+    }
+    /// Whether parameter `index` is `writeonly`.
+    fn param_writes_only(self, index: u32) -> bool {
+        self.this().get_enum_attribute(AttributeLoc::Param(index), kind_id("writeonly")).is_some()
+    }
+    /// Marks parameter `index` `readonly`.
+    fn set_param_readonly(self, index: u32) {
+        let f = self.this();
+        let cx = f.get_type().get_context();
+        f.add_attribute(AttributeLoc::Param(index), cx.create_enum_attribute(kind_id("readonly"), 0));
     }
     /// The `align` attribute of parameter `index`, if any.
     fn param_align(self, index: u32) -> Option<u64> {

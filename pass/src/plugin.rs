@@ -7,7 +7,7 @@ use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, writ
 use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
 use crate::transform::promote::{self, Promotion};
-use crate::transform::{aggregate, block_reuse, devrt_stubs, malloc, normalize, registers, serialize, Granularity, Options};
+use crate::transform::{aggregate, block_reuse, devrt_stubs, malloc, normalize, read_only, registers, serialize, Granularity, Options};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -30,13 +30,17 @@ pub enum Step {
     /// Device-side cudaMalloc aggregated per warp (transform/malloc.rs): last, so that the child
     /// variants the steps before made have their allocations aggregated too.
     Malloc,
+    /// Kernel pointer parameters that only launches kept from being `readonly` marked so
+    /// (transform/read_only.rs): after the others, on the launches they left.
+    ReadOnly,
 }
 
 impl Step {
-    pub const PIPELINE: [Step; 6] = [Step::Normalize, Step::Promote, Step::Serialize, Step::BlockReuse, Step::Aggregate, Step::Malloc];
+    pub const PIPELINE: [Step; 7] = [Step::Normalize, Step::Promote, Step::Serialize, Step::BlockReuse, Step::Aggregate, Step::Malloc, Step::ReadOnly];
 
     /// The step's bit in the shim's `DisabledSteps` (`-klap-disable-normalize`, `-klap-disable-serialize`,
-    /// `-klap-disable-block-reuse`, `-klap-disable-aggregate`, `-klap-disable-malloc`, `-klap-disable-promote`).
+    /// `-klap-disable-block-reuse`, `-klap-disable-aggregate`, `-klap-disable-malloc`, `-klap-disable-promote`,
+    /// `-klap-disable-read-only`).
     fn bit(self) -> u32 {
         match self {
             Step::Normalize => 1,
@@ -45,6 +49,7 @@ impl Step {
             Step::Malloc => 8,
             Step::BlockReuse => 16,
             Step::Promote => 32,
+            Step::ReadOnly => 64,
         }
     }
 
@@ -56,6 +61,7 @@ impl Step {
             Step::Promote => "promote",
             Step::Aggregate => "aggregate",
             Step::Malloc => "malloc",
+            Step::ReadOnly => "read-only",
         }
     }
 
@@ -67,6 +73,10 @@ impl Step {
             Step::Promote => options.promote != Promotion::None,
             Step::BlockReuse => options.block_reuse,
             Step::Aggregate | Step::Malloc => options.granularity != Granularity::None,
+            // Not where klap only normalizes (the build as written, clang's launches repaired).
+            Step::ReadOnly => {
+                options.granularity != Granularity::None || options.serialize || options.block_reuse || options.promote != Promotion::None
+            }
         }
     }
 
@@ -76,7 +86,7 @@ impl Step {
     /// finds every launch in the canonical form already.
     fn mark(self) -> Option<&'static str> {
         match self {
-            Step::Normalize => None,
+            Step::Normalize | Step::ReadOnly => None,
             // Serializing (reusing) again would serialize (queue) the fallback launches of the first run
             // once more. Promoting again would promote the promoted form's launch of itself. The runtime's
             // own cudaMalloc, inlined where an aggregated one was, must stay as it is.
@@ -195,6 +205,7 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
             Step::BlockReuse => block_reuse::run(&module, model, ctx, options),
             Step::Aggregate => aggregate::run(&module, model, ctx, options)?,
             Step::Malloc => malloc::run(&module, ctx, options)?,
+            Step::ReadOnly => read_only::run(&module, ctx),
         };
         if step_changed {
             if let Some(mark) = step.mark() {

@@ -77,6 +77,8 @@ pub enum Remark {
     PromoteNoLoop,
     RegistersCapped,
     RegistersKept,
+    ReadOnlyParam,
+    ReadOnlyKept,
 }
 
 impl Remark {
@@ -154,6 +156,8 @@ impl Remark {
             Remark::PromoteNoLoop => "KLAP419",
             Remark::RegistersCapped => "KLAP600",
             Remark::RegistersKept => "KLAP601",
+            Remark::ReadOnlyParam => "KLAP610",
+            Remark::ReadOnlyKept => "KLAP611",
         }
     }
 
@@ -197,7 +201,8 @@ impl Remark {
             | Remark::PromotedPool
             | Remark::PromotedOverlap
             | Remark::PromotedLoop
-            | Remark::RegistersCapped => RemarkKind::Passed,
+            | Remark::RegistersCapped
+            | Remark::ReadOnlyParam => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -241,6 +246,8 @@ impl Remark {
             Remark::NotNormalized => "V1 launch left in the V1 form: ",
             Remark::RegistersCapped => "",
             Remark::RegistersKept => "registers not capped: ",
+            Remark::ReadOnlyParam => "",
+            Remark::ReadOnlyKept => "parameter not marked readonly: ",
             Remark::DevrtStubKept | Remark::LeftToLink => "",
             Remark::StreamNotAggregated
             | Remark::NullStreamKept

@@ -8,6 +8,7 @@ pub mod last_error;
 pub mod malloc;
 pub mod normalize;
 pub mod promote;
+pub mod read_only;
 pub mod registers;
 pub mod serialize;
 

@@ -24,7 +24,7 @@
 ; The host's entry launches the first pool, then publishes the first link's early argument (%end, into
 ; slot 0 at %first's offset) where the launch condition holds; at the launch site %acc2, the one late
 ; argument, is released in the slot's word, in the same atomic as the state.
-; CHECK-LABEL: define ptx_kernel void @chain(ptr noalias %in, ptr %out, i32 %n, i32 %first, float %acc)
+; CHECK-LABEL: define ptx_kernel void @chain(ptr noalias readonly %in, ptr %out, i32 %n, i32 %first, float %acc)
 ; CHECK:       klap.promote.join:
 ; CHECK:         [[NEXT:%.*]] = call ptr @__klap_pool_share(ptr null, ptr
 ; CHECK-NEXT:    [[TO:%.*]] = call ptr @__klap_pool_early_args(ptr [[NEXT]])
@@ -39,7 +39,7 @@
 
 ; A pool's link: the early argument at its start, its own successor's published, the prologue, then the wait
 ; and the late argument.
-; CHECK-LABEL: define ptx_kernel void @chain__klap_pool(ptr noalias %in, ptr %out, i32 %n, i32 %first, float %acc, ptr %klap.pool)
+; CHECK-LABEL: define ptx_kernel void @chain__klap_pool(ptr noalias readonly %in, ptr %out, i32 %n, i32 %first, float %acc, ptr %klap.pool)
 ; CHECK:         [[ARGS:%.*]] = call ptr @__klap_pool_enter_early(ptr %klap.pool, i32 28)
 ; CHECK:       klap.promote.run:
 ; CHECK-NEXT:    [[AF:%.*]] = getelementptr inbounds i8, ptr [[ARGS]], i64 20
