@@ -670,6 +670,17 @@ pub trait InstructionExt<'c>: Copy {
         // SAFETY: self is an instruction of a block (not a phi: the caller's), and the shim returns the new block.
         unsafe { BasicBlock::new(klap_split_block(self.this().as_value_ref())) }.expect("the block split off")
     }
+    /// The blocks a terminator may branch to, in operand order (one per successor slot).
+    fn successors(self) -> Vec<BasicBlock<'c>> {
+        let raw = self.this().as_value_ref();
+        // SAFETY: self is a terminator (callers take it from a block's end); each successor is a live block.
+        unsafe { (0..LLVMGetNumSuccessors(raw)).filter_map(|i| BasicBlock::new(LLVMGetSuccessor(raw, i))).collect() }
+    }
+    /// Makes successor slot `index` of a terminator branch to `to`.
+    fn set_successor(self, index: u32, to: BasicBlock<'c>) {
+        // SAFETY: self is a terminator with more than `index` successors, `to` a block of its function.
+        unsafe { LLVMSetSuccessor(self.this().as_value_ref(), index, to.as_mut_ptr()) }
+    }
     /// Moves the instruction to the builder's position.
     fn move_to(self, b: &Builder<'c>) {
         let i = self.this();

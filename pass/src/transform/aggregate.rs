@@ -24,14 +24,14 @@ use super::{Granularity, Options};
 use crate::callgraph::CallGraph;
 use crate::child::{unremappable_index_read, ChildVariants, Variant, VariantKind};
 use crate::llvm::{
-    count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
+    count, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
     AddressSpace, GlobalValue, InstructionValue, Linkage, Module, Statistic, ValueExt,
 };
 use crate::remarks::Remark;
 use crate::runtime::{
-    IndexRegister, Runtime, RuntimeFn, Settings, LARGE_BLOCK_THREADS, PER_BLOCK_IF_LARGE_BLOCKS, PER_BLOCK_IF_SMALL_GRID, SMALL_GRID_THREADS,
+    is_runtime_function, IndexRegister, Runtime, RuntimeFn, Settings, LARGE_BLOCK_THREADS, PER_BLOCK_IF_LARGE_BLOCKS, PER_BLOCK_IF_SMALL_GRID, SMALL_GRID_THREADS,
 };
-use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
+use crate::site::abi::{classify_entry, Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
 use crate::site::ops::{
     builder_before, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, skip_allocas, stream_handle, taken_over_stream, ArgValues,
     CanonicalEntries,
@@ -774,7 +774,12 @@ impl<'c> Parent<'_, 'c> {
         // Exit: every return, in a variant before the thread counts itself out of its record.
         let exits: Vec<InstructionValue<'c>> = match in_variant {
             Some(v) => v.exits.clone(),
-            None => kernel.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return).collect(),
+            None => {
+                if opaque_call(kernel).is_some() {
+                    return_per_path(self.module, kernel);
+                }
+                kernel.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return).collect()
+            }
         };
 
         let written = if per_block { RuntimeFn::RecordWrittenInBlock } else { RuntimeFn::RecordWritten };
@@ -851,6 +856,76 @@ impl<'c> Parent<'_, 'c> {
         }
         total.into()
     }
+}
+
+/// The most paths to one return that [`return_per_path`] gives a return each: the scope's exit is inlined
+/// at every return, and a kernel of many early returns would grow by a copy of it at each.
+const RETURN_PATHS: usize = 8;
+
+/// Gives each branch to a block that only returns a return of its own, where the kernel makes a call whose
+/// code klap cannot see (`callee`). clang's -O2 merges a kernel's returns into one block; the scope's exit
+/// there makes it a point where the warp reconverges, so that a thread that returns early waits for the
+/// rest of its warp instead of ending, and such a call made meanwhile by the rest of the warp may not
+/// return: fuzz case 1953-8 (`cudaStreamCreateWithFlags` after an early return, at `auto`) hung there every
+/// time, where as written the threads that returned had ended; with a return each, it ran right (H200,
+/// twentieth session). Each return gets the exit, and ends its threads at once. Not where every call is
+/// klap's own or a launch: the suite, whose kernels make none, ran 0.99x as fast with every kernel split
+/// (bt 0.79x, mstf 0.91x, sssp:rmat 1.22x).
+fn return_per_path<'c>(module: &Module<'c>, kernel: FunctionValue<'c>) {
+    let cx = module.get_context();
+    let b = cx.create_builder();
+    let only_returns: Vec<BasicBlock<'c>> = kernel
+        .get_basic_block_iter()
+        .filter(|block| block.get_first_instruction().is_some_and(|i| i.get_opcode() == InstructionOpcode::Return && i.get_num_operands() == 0))
+        .collect();
+    for ret_block in only_returns {
+        let entries: Vec<(InstructionValue<'c>, u32)> = kernel
+            .get_basic_block_iter()
+            .filter_map(|block| block.get_terminator())
+            .flat_map(|t| t.successors().into_iter().enumerate().filter(|(_, s)| *s == ret_block).map(move |(i, _)| (t, i as u32)).collect::<Vec<_>>())
+            .collect();
+        if entries.len() < 2 || entries.len() > RETURN_PATHS {
+            continue;
+        }
+        // The first branch keeps the block; each other terminator gets one new return for its branches there.
+        let mut own: Vec<(InstructionValue<'c>, BasicBlock<'c>)> = Vec::new();
+        let first = entries[0].0;
+        for (t, index) in entries.into_iter().filter(|(t, _)| *t != first) {
+            let to = match own.iter().find(|(o, _)| *o == t) {
+                Some((_, block)) => *block,
+                None => {
+                    let block = cx.insert_basic_block_after(t.block(), "klap.return");
+                    b.position_at_end(block);
+                    b.build_return(None).unwrap();
+                    own.push((t, block));
+                    block
+                }
+            };
+            t.set_successor(index, to);
+        }
+    }
+}
+
+/// The name of a function whose code klap cannot see that `kernel` (or a function it calls) calls: a
+/// declaration other than an intrinsic, the launch protocol's entries and the error queries.
+fn opaque_call(kernel: FunctionValue) -> Option<String> {
+    let mut seen = vec![kernel];
+    let mut work = vec![kernel];
+    while let Some(f) = work.pop() {
+        for callee in f.instructions().into_iter().filter_map(|i| i.called_function()) {
+            let name = callee.name();
+            if callee.is_declaration() {
+                let known = name.starts_with("llvm.") || classify_entry(&name).is_some() || name.ends_with("GetLastError") || name.ends_with("PeekAtLastError");
+                if !known {
+                    return Some(name);
+                }
+            } else if !is_runtime_function(callee) && !seen.contains(&callee) {
+                seen.push(callee);
+                work.push(callee);
+            }
+        }
+    }
+    None
 }
 
 /// Whether a kernel's grid scope gathers per block where the grid is small: every launch of it is
