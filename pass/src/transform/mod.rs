@@ -64,6 +64,8 @@ pub struct Options {
     pub promote: promote::Promotion,
     /// Links per pool at `promote=aggregate` (`-klap-promote-pool`).
     pub promote_pool: u64,
+    /// When a chain's loop hands over to a pool at `auto` (`-klap-promote-switch-links`, `-klap-promote-switch-ns`).
+    pub hand_over: promote::HandOver,
     /// The most registers per thread of a kernel with the runtime's code in it (transform/registers.rs;
     /// 0: no cap).
     pub max_registers: u64,

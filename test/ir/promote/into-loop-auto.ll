@@ -1,12 +1,20 @@
 ; Promotion at `auto` of a chain whose links can overlap (overlap.ll's kernel: its prologue reads the
 ; `noalias` input %in, which no link writes): the chain runs in a loop by its block (KLAP418), and a copy of
 ; the kernel, launching itself, is promoted with aggregation and overlap (KLAP412, KLAP415). The loop goes
-; on while it has run fewer than 64 links or its links took at most 2.5 us each on average (the globaltimer
-; read at the kernel's start); else, and in a first link of another shape, the launch is made as written, of
-; the copy: a long chain of slow links goes on as pools whose links' prologues overlap.
+; on while it has run fewer than 8 links or its links took at most 4 us each on average, and fewer than 64 or
+; at most 2.5 us each (the globaltimer read at the kernel's start); else, and in a first link of another
+; shape, the launch is made as written, of the copy: a long chain of slow links goes on as pools whose links'
+; prologues overlap.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
+; The hand-over's links and time as options set them; a rule of 0 links is off.
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -klap-promote-switch-links=16 -klap-promote-switch-ns=3000 -klap-promote-switch-long-links=0 -S %s \
+; RUN:   | FileCheck --check-prefix=OPTION %s
+; OPTION: icmp ult i32 {{.*}}, 16
+; OPTION-NEXT: mul i64 {{.*}}, 3000
+; OPTION-NOT: icmp ult i32 {{.*}}, 64
+; OPTION: klap.loop.latch:
 
 ; REMARK: remark: {{.*}}launch of @chain promoted into a loop: {{.*}} [KLAP418]
 ; REMARK: remark: {{.*}}launch of @chain__klap_chain promoted with aggregation (pool of 128): {{.*}} [KLAP412]
@@ -17,15 +25,21 @@
 ; CHECK:         [[STARTED:%.*]] = call i64 @llvm.nvvm.read.ptx.sreg.globaltimer()
 ; CHECK:         %klap.loop.same.shape = and i1
 ; CHECK-NEXT:    [[FOLLOWING:%.*]] = add i32 %klap.loop.link, 1
-; CHECK-NEXT:    [[SHORT:%.*]] = icmp ult i32 [[FOLLOWING]], 64
 ; CHECK-NEXT:    [[NOW:%.*]] = call i64 @llvm.nvvm.read.ptx.sreg.globaltimer()
 ; CHECK-NEXT:    [[ELAPSED:%.*]] = sub i64 [[NOW]], [[STARTED]]
 ; CHECK-NEXT:    [[LINKS:%.*]] = zext i32 [[FOLLOWING]] to i64
-; CHECK-NEXT:    [[BUDGET:%.*]] = mul i64 [[LINKS]], 2500
+; CHECK-NEXT:    [[SHORT:%.*]] = icmp ult i32 [[FOLLOWING]], 8
+; CHECK-NEXT:    [[BUDGET:%.*]] = mul i64 [[LINKS]], 4000
 ; CHECK-NEXT:    [[FAST:%.*]] = icmp ult i64 [[ELAPSED]], [[BUDGET]]
 ; CHECK-NEXT:    %klap.loop.stay = or i1 [[SHORT]], [[FAST]]
 ; CHECK-NEXT:    [[TAKE:%.*]] = and i1 %klap.loop.same.shape, %klap.loop.stay
-; CHECK-NEXT:    br i1 [[TAKE]],
+; The second rule, for long chains: 64 links at more than 2.5 us each.
+; CHECK-NEXT:    [[SHORT2:%.*]] = icmp ult i32 [[FOLLOWING]], 64
+; CHECK-NEXT:    [[BUDGET2:%.*]] = mul i64 [[LINKS]], 2500
+; CHECK-NEXT:    [[FAST2:%.*]] = icmp ult i64 [[ELAPSED]], [[BUDGET2]]
+; CHECK-NEXT:    [[STAY2:%.*]] = or i1 [[SHORT2]], [[FAST2]]
+; CHECK-NEXT:    [[TAKE2:%.*]] = and i1 [[TAKE]], [[STAY2]]
+; CHECK-NEXT:    br i1 [[TAKE2]],
 ; CHECK:         store i32 {{.*}}, ptr addrspace(3) @chain__klap_loop_next
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @chain__klap_chain,
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(

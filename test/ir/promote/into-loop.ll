@@ -18,6 +18,7 @@
 ; CHECK:       klap.loop.start:
 ; CHECK:         store i32 0, ptr addrspace(3) @chain__klap_loop_next, align 4
 ; CHECK-NEXT:    call void @llvm.nvvm.barrier.cta.sync.all(i32 0)
+; CHECK-NEXT:    [[LANES:%.*]] = call i32 @llvm.nvvm.activemask()
 ; CHECK:       klap.loop.head:
 ; CHECK-NEXT:    [[LINK:%.*]] = phi i32 [ 0, %klap.loop.start ], [ [[NEXTLINK:%.*]], %klap.loop.next ]
 ; CHECK-NEXT:    [[FIRST:%.*]] = phi i32 [ %first, %klap.loop.start ], [ [[NEWFIRST:%.*]], %klap.loop.next ]
@@ -50,8 +51,11 @@
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; CHECK:         %launched = load i1
 ; CHECK:         call i32 @__cudaCDP2GetLastError()
+; The threads of each warp meet (the lanes read at the start), then the block's aligned barrier: ptxas then
+; knows the warp converged for the next link's votes and shuffles.
 ; CHECK:       klap.loop.latch:
-; CHECK-NEXT:    call void @llvm.nvvm.barrier.cta.sync.all(i32 0)
+; CHECK-NEXT:    call void @llvm.nvvm.bar.warp.sync(i32 [[LANES]])
+; CHECK-NEXT:    call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
 ; CHECK-NEXT:    [[ASKED:%.*]] = load i32, ptr addrspace(3) @chain__klap_loop_next, align 4
 ; CHECK-NEXT:    [[GO:%.*]] = icmp ne i32 [[ASKED]], [[LINK]]
 ; CHECK-NEXT:    br i1 [[GO]], label %klap.loop.next, label %klap.loop.exit

@@ -79,13 +79,12 @@ fn may_wait_elsewhere(f: FunctionValue) -> bool {
         && !["vprintf", "malloc", "free", "__assertfail"].contains(&name.as_str())
 }
 
-/// Where a looped chain hands over to a copy of its kernel promoted with aggregation and overlap: once
-/// `after_links` links ran in the loop and they took more than `link_ns` each on average, the launch is
-/// made as written, of `to`.
+/// Where a looped chain hands over to a copy of its kernel promoted with aggregation and overlap: once, by
+/// one of `rules` (links, nanoseconds), that many links ran in the loop and they took more than that long
+/// each on average, the launch is made as written, of `to`.
 pub struct Switch<'c> {
     pub to: FunctionValue<'c>,
-    pub after_links: u64,
-    pub link_ns: u64,
+    pub rules: Vec<(u64, u64)>,
 }
 
 /// Turns the launch `site` of its kernel (itself, one block: detected) into a loop over the chain's links
@@ -139,6 +138,8 @@ pub fn promote<'c>(
     b.position_at_end(start);
     b.store_aligned(i32t.const_zero().into(), next, 4);
     barrier(module, &b);
+    // The lanes of each warp, read where they all are: at the kernel's start.
+    let lanes = b.call_value(module.get_or_declare("llvm.nvvm.activemask", i32t.fn_type(&[], false)), &[]);
     let i64t = cx.i64_type();
     let started = switch.map(|_| b.call_value(module.get_or_declare("llvm.nvvm.read.ptx.sreg.globaltimer", i64t.fn_type(&[], false)), &[]).into_int_value());
     b.build_unconditional_branch(head).unwrap();
@@ -180,17 +181,20 @@ pub fn promote<'c>(
     let mut take = b.build_and(b.build_and(one_row, one_block, "").unwrap(), as_wide, "klap.loop.same.shape").unwrap();
     let mut handed_over = site.clone();
     if let (Some(switch), Some(started)) = (switch, started) {
-        // The loop goes on while it is short or its links are fast; else the launch as written, of the copy.
+        // The loop goes on while, by each rule, it is short or its links are fast; else the launch as
+        // written, of the copy.
         let following = b.build_int_add(link_value, one, "").unwrap();
-        let short = b.build_int_compare(IntPredicate::ULT, following, i32t.const_int(switch.after_links, false), "").unwrap();
         let timer = module.get_or_declare("llvm.nvvm.read.ptx.sreg.globaltimer", i64t.fn_type(&[], false));
         let now = b.call_value(timer, &[]).into_int_value();
         let elapsed = b.build_int_sub(now, started, "").unwrap();
         let links = b.build_int_z_extend(following, i64t, "").unwrap();
-        let budget = b.build_int_mul(links, i64t.const_int(switch.link_ns, false), "").unwrap();
-        let fast = b.build_int_compare(IntPredicate::ULT, elapsed, budget, "").unwrap();
-        let stay = b.build_or(short, fast, "klap.loop.stay").unwrap();
-        take = b.build_and(take, stay, "").unwrap();
+        for &(after_links, link_ns) in &switch.rules {
+            let short = b.build_int_compare(IntPredicate::ULT, following, i32t.const_int(after_links, false), "").unwrap();
+            let budget = b.build_int_mul(links, i64t.const_int(link_ns, false), "").unwrap();
+            let fast = b.build_int_compare(IntPredicate::ULT, elapsed, budget, "").unwrap();
+            let stay = b.build_or(short, fast, "klap.loop.stay").unwrap();
+            take = b.build_and(take, stay, "").unwrap();
+        }
         handed_over.child = switch.to;
         handed_over.child_operand = switch.to.as_global_value().as_pointer_value().into();
     }
@@ -206,7 +210,7 @@ pub fn promote<'c>(
         ret.erase();
     }
     b.position_at_end(latch);
-    barrier(module, &b);
+    latch_barrier(module, &b, lanes);
     let asked = b.load_aligned(i32t.into(), next, 4).into_int_value();
     // Once this link launched, the number is link + 1, or link + 2 where the launching thread of the next
     // link got there first; where it did not launch, nothing writes it again.
@@ -231,8 +235,23 @@ pub fn promote<'c>(
     fallback
 }
 
-/// `barrier.sync 0` for every thread of the block, not `.aligned`: the threads of a warp may reach the
-/// link's end apart.
+/// The barrier at a link's end, which the threads of a warp may reach apart (from their returns): first
+/// `bar.warp.sync` over the warp's lanes (`lanes`, read at the kernel's start), which they all pass
+/// together, then the block's `bar.sync 0` (`.aligned`). With a `barrier.sync 0` (not aligned) there,
+/// ptxas took every warp vote and shuffle of the next link as possibly divergent where the kernel also has
+/// a call (the launch as written, made where the loop cannot go on): sc's link compiled to 1,616 SASS
+/// instructions, 40 of them `WARPSYNC.COLLECTIVE`, against 960 and 8, 96 registers against 80, and ran
+/// 1.5x slower (H200, BENCHMARKS.md, twentieth session).
+fn latch_barrier<'c>(module: &Module<'c>, b: &crate::llvm::Builder<'c>, lanes: BasicValueEnum<'c>) {
+    let cx = module.get_context();
+    let i32t = cx.i32_type();
+    let warp_sync = module.get_or_declare("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[i32t.into()], false));
+    b.call(warp_sync, &[lanes]);
+    let sync = module.get_or_declare("llvm.nvvm.barrier.cta.sync.aligned.all", cx.void_type().fn_type(&[i32t.into()], false));
+    b.call(sync, &[i32t.const_zero().into()]);
+}
+
+/// `barrier.sync 0` for every thread of the block.
 fn barrier<'c>(module: &Module<'c>, b: &crate::llvm::Builder<'c>) {
     let cx = module.get_context();
     let sync = module.get_or_declare("llvm.nvvm.barrier.cta.sync.all", cx.void_type().fn_type(&[cx.i32_type().into()], false));
