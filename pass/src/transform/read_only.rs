@@ -5,10 +5,10 @@
 //! for a pointer that does not escape, and a launch stores its arguments into the parameter buffer: a
 //! kernel that passes a `const T *__restrict__` on to a child, as every link of a chain does, loses the
 //! read-only path for all its reads (sc's links as clang and nvcc compile them: 32 of 32 global loads
-//! plain; without the launch, 32 of 32 `ld.global.nc`). Promotion into a loop keeps a launch as written
-//! for the first link of another shape, so the loop lost it too: 1.3x to 1.5x on the chains
-//! (BENCHMARKS.md, nineteenth session). A launch hands the child the pointer and nothing else: where the
-//! child never writes through its parameter either, the parameter is read-only in the parent too.
+//! plain; without the launch, 32 of 32 `ld.global.nc`). A launch hands the child the pointer and nothing
+//! else: where the child never writes through its parameter either, the parameter is read-only in the
+//! parent too. Measured on KLAP's chains (H200, twentieth session): within 2% (their inputs are read once;
+//! the 1.5x the loop lost beside a launch was ptxas's convergence, looped.rs's latch barrier).
 //!
 //! A parameter is read-only where every use of the pointer (through GEPs, casts, phis and selects) is a
 //! load, a comparison, an argument the callee only reads and does not keep (`readonly captures(none)`),
