@@ -167,31 +167,18 @@ static cl::opt<unsigned> PromotePoolOpt("klap-promote-pool",
                                                  "many blocks)"),
                                         cl::init(DefaultPromotePool));
 
-// When the loop of a chain at `auto` hands the chain over to a pool (promote/looped.rs): after this many links
-// in the loop, where they averaged more than this many nanoseconds each. On an H200 (KLAP's six chains, 18
-// rows): 8 and 4000 were 1.05x faster than 64 and 2500 alone on the medium sizes (unq 1.19x); 16 and 2500
-// handed sc's and pt's medium chains over, whose pools were no faster (BENCHMARKS.md, twentieth session).
-static constexpr unsigned DefaultPromoteSwitchLinks = 8;
-static constexpr unsigned DefaultPromoteSwitchNs = 4000;
-// A second rule for long chains, where a pool's fixed cost is spread over many links (0 links: off).
-static constexpr unsigned DefaultPromoteSwitchLongLinks = 64;
-static constexpr unsigned DefaultPromoteSwitchLongNs = 2500;
-static cl::opt<unsigned> PromoteSwitchLinksOpt("klap-promote-switch-links",
-                                               cl::desc("At auto, links a chain runs in its loop before it may "
-                                                        "hand over to a pool"),
-                                               cl::init(DefaultPromoteSwitchLinks));
-static cl::opt<unsigned> PromoteSwitchNsOpt("klap-promote-switch-ns",
-                                            cl::desc("At auto, the average link time (ns) over which the loop "
-                                                     "hands a chain over to a pool"),
-                                            cl::init(DefaultPromoteSwitchNs));
-static cl::opt<unsigned> PromoteSwitchLongLinksOpt("klap-promote-switch-long-links",
-                                                   cl::desc("At auto, the links of the second hand-over rule, "
-                                                            "for long chains (0: off)"),
-                                                   cl::init(DefaultPromoteSwitchLongLinks));
-static cl::opt<unsigned> PromoteSwitchLongNsOpt("klap-promote-switch-long-ns",
-                                                cl::desc("At auto, the average link time (ns) of the second "
-                                                         "hand-over rule"),
-                                                cl::init(DefaultPromoteSwitchLongNs));
+// When the loop of a chain at `auto` hands the chain over to a pool (promote/looped.rs): rules LINKS:NS, after
+// LINKS links in the loop where they averaged more than NS nanoseconds each. On an H200 (KLAP's six chains, 18
+// rows): 8:4000 was 1.05x faster than 64:2500 alone on the medium sizes (unq 1.19x), 16:2500 handed sc's and
+// pt's medium chains over, whose pools were no faster; 64:2500 then hands over long chains, where a pool's fixed
+// cost is spread over many links (BENCHMARKS.md, twentieth session).
+static constexpr const char *DefaultPromoteHandOver = "8:4000,64:2500";
+constexpr unsigned MaxHandOverRules = 4;
+static cl::opt<std::string> PromoteHandOverOpt("klap-promote-hand-over",
+                                               cl::desc("At auto, when a chain's loop hands over to a pool: "
+                                                        "LINKS:NS rules, comma-separated (after LINKS links that "
+                                                        "averaged more than NS ns each); empty: never"),
+                                               cl::init(DefaultPromoteHandOver));
 
 // One switch per step of the pipeline (plugin.rs), for finding which step a problem comes from.
 static cl::opt<bool> DisableNormalizeOpt("klap-disable-normalize", cl::desc("Skip klap's normalize step"),
@@ -259,10 +246,9 @@ struct KlapRustOptions {
   uint32_t BlockReuseQueue = DefaultBlockReuseQueue;
   uint32_t Promote = PromoteUnset;
   uint32_t PromotePool = DefaultPromotePool;
-  uint32_t PromoteSwitchLinks = DefaultPromoteSwitchLinks;
-  uint32_t PromoteSwitchNs = DefaultPromoteSwitchNs;
-  uint32_t PromoteSwitchLongLinks = DefaultPromoteSwitchLongLinks;
-  uint32_t PromoteSwitchLongNs = DefaultPromoteSwitchLongNs;
+  // LINKS, NS of each of HandOverRuleCount rules (-klap-promote-hand-over).
+  uint32_t HandOverRules[2 * MaxHandOverRules] = {8, 4000, 64, 2500};
+  uint32_t HandOverRuleCount = 2;
   bool SerializeWarp = false;
   uint64_t SerializeSmallGridThreshold = DefaultSerializeSmallGridThreshold;
   uint64_t WarpRunThreshold = DefaultWarpRunThreshold;
@@ -390,6 +376,28 @@ std::optional<unsigned> parseGranularity(StringRef S) {
       .Default(std::nullopt);
 }
 
+// -klap-promote-hand-over: "LINKS:NS,..." into the options' rules; a malformed list is an error.
+static void parseHandOver(StringRef List, KlapRustOptions &O) {
+  SmallVector<StringRef, MaxHandOverRules + 1> Rules;
+  if (!List.empty())
+    List.split(Rules, ',');
+  if (Rules.size() > MaxHandOverRules)
+    report_fatal_error(Twine("klap: -klap-promote-hand-over takes at most ") + Twine(MaxHandOverRules) + " rules",
+                       /*gen_crash_diag=*/false);
+  O.HandOverRuleCount = 0;
+  for (StringRef Rule : Rules) {
+    auto [Links, Ns] = Rule.split(':');
+    unsigned L, N;
+    if (Links.trim().getAsInteger(10, L) || Ns.trim().getAsInteger(10, N) || L == 0)
+      report_fatal_error(Twine("klap: -klap-promote-hand-over: a rule is LINKS:NS with LINKS at least 1, not '") +
+                             Rule + "'",
+                         /*gen_crash_diag=*/false);
+    O.HandOverRules[2 * O.HandOverRuleCount] = L;
+    O.HandOverRules[2 * O.HandOverRuleCount + 1] = N;
+    ++O.HandOverRuleCount;
+  }
+}
+
 KlapOptions optionsFromCommandLine() {
   KlapOptions O;
   if (auto G = parseGranularity(GranularityOpt))
@@ -424,12 +432,7 @@ KlapOptions optionsFromCommandLine() {
                            Twine(unsigned(PromotePoolOpt)),
                        /*gen_crash_diag=*/false);
   O.Rust.PromotePool = PromotePoolOpt;
-  if (PromoteSwitchLinksOpt == 0)
-    report_fatal_error("klap: -klap-promote-switch-links must be at least 1", /*gen_crash_diag=*/false);
-  O.Rust.PromoteSwitchLinks = PromoteSwitchLinksOpt;
-  O.Rust.PromoteSwitchNs = PromoteSwitchNsOpt;
-  O.Rust.PromoteSwitchLongLinks = PromoteSwitchLongLinksOpt;
-  O.Rust.PromoteSwitchLongNs = PromoteSwitchLongNsOpt;
+  parseHandOver(PromoteHandOverOpt, O.Rust);
   O.Rust.BlockReuse = BlockReuseOpt;
   O.Rust.BlockReuseQueue = BlockReuseQueueOpt;
   O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) |

@@ -122,10 +122,9 @@ pub struct RawOptions {
     /// 0 none, 1 basic, 2 aggregate, 3 overlap, 4 all; 255 unset (aggregate under `auto`, else none).
     promote: u32,
     promote_pool: u32,
-    promote_switch_links: u32,
-    promote_switch_ns: u32,
-    promote_switch_long_links: u32,
-    promote_switch_long_ns: u32,
+    /// Links and nanoseconds of each hand-over rule (`-klap-promote-hand-over`), the first `hand_over_rule_count`.
+    hand_over_rules: [u32; 8],
+    hand_over_rule_count: u32,
     serialize_warp: bool,
     serialize_small_grid_threshold: u64,
     warp_run_threshold: u64,
@@ -182,12 +181,7 @@ impl RawOptions {
                 _ => Promotion::None,
             },
             promote_pool: self.promote_pool as u64,
-            hand_over: promote::HandOver {
-                after_links: self.promote_switch_links as u64,
-                link_ns: self.promote_switch_ns as u64,
-                long_links: self.promote_switch_long_links as u64,
-                long_ns: self.promote_switch_long_ns as u64,
-            },
+            hand_over: self.hand_over_rules.chunks(2).take(self.hand_over_rule_count as usize).map(|r| (r[0] as u64, r[1] as u64)).collect(),
         }
     }
 }

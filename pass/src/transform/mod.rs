@@ -64,8 +64,9 @@ pub struct Options {
     pub promote: promote::Promotion,
     /// Links per pool at `promote=aggregate` (`-klap-promote-pool`).
     pub promote_pool: u64,
-    /// When a chain's loop hands over to a pool at `auto` (`-klap-promote-switch-links`, `-klap-promote-switch-ns`).
-    pub hand_over: promote::HandOver,
+    /// When a chain's loop hands over to a pool at `auto` (`-klap-promote-hand-over`): after that many links
+    /// that took more than that many nanoseconds each on average, by any of these rules (promote/looped.rs).
+    pub hand_over: Vec<(u64, u64)>,
     /// The most registers per thread of a kernel with the runtime's code in it (transform/registers.rs;
     /// 0: no cap).
     pub max_registers: u64,

@@ -8,8 +8,8 @@
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
-; The hand-over's links and time as options set them; a rule of 0 links is off.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -klap-promote-switch-links=16 -klap-promote-switch-ns=3000 -klap-promote-switch-long-links=0 -S %s \
+; The hand-over's rules as the option sets them (one rule here).
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -klap-promote-hand-over=16:3000 -S %s \
 ; RUN:   | FileCheck --check-prefix=OPTION %s
 ; OPTION: icmp ult i32 {{.*}}, 16
 ; OPTION-NEXT: mul i64 {{.*}}, 3000

@@ -514,7 +514,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // than the loop, and the copy stays unused).
     let loop_chains = |overlapped: &[FunctionValue<'c>]| {
         for ((site, passed_on, _), copy) in looped_sites.iter().zip(&copies) {
-            let switch = copy.filter(|c| overlapped.contains(c)).map(|to| looped::Switch { to, rules: options.hand_over.rules() });
+            let switch = copy.filter(|c| overlapped.contains(c)).map(|to| looped::Switch { to, rules: options.hand_over.clone() });
             let fallback = looped::promote(module, &entries, site, passed_on, switch.as_ref());
             // The launch was the kernel's only one: the check after it (CDP_CHECK_LAUNCH) need not enter the
             // device runtime in every link, only where the launch was made as written.
@@ -613,31 +613,6 @@ fn promoted_candidate<'c>(ctx: Ctx, site: &LaunchSite<'c>, mut candidate: Candid
         candidate.read_only = overlap::read_only_params(ctx, site.caller, &candidate.passed_on);
     }
     candidate
-}
-
-/// When a looped chain hands over to a pool at `auto` (looped.rs, `Switch`): once `after_links` links ran
-/// in the loop, where they took longer than `link_ns` nanoseconds each on average (`-klap-promote-switch-links`,
-/// `-klap-promote-switch-ns`; the shim holds the defaults, 8 links and 4 us). On an H200 a link of a pool with
-/// overlap costs about 2.3 us on the chain's critical path (a release and an acquire through memory), plus
-/// 20 to 30 us a chain; the whole of a looped link's work goes on it: sc's links took 3.5 us in a medium
-/// chain and 5.2 us in the large one (its input no longer in L2), unq's 5.5 and 8.7 us (BENCHMARKS.md,
-/// nineteenth and twentieth sessions).
-/// A second rule, for long chains (`-klap-promote-switch-long-links`, `-klap-promote-switch-long-ns`, 64 links
-/// and 2.5 us): there a pool's fixed cost is spread over many links, and its 2.1 us a link beats a loop's
-/// links that fit the first rule (sc's and pt's large chains, 3.4 us a link in the loop: BENCHMARKS.md,
-/// twentieth session). A rule of 0 links is off.
-#[derive(Clone, Copy, Debug)]
-pub struct HandOver {
-    pub after_links: u64,
-    pub link_ns: u64,
-    pub long_links: u64,
-    pub long_ns: u64,
-}
-
-impl HandOver {
-    fn rules(self) -> Vec<(u64, u64)> {
-        [(self.after_links, self.link_ns), (self.long_links, self.long_ns)].into_iter().filter(|&(links, _)| links > 0).collect()
-    }
 }
 
 /// What overlap found for one promoted kernel.
