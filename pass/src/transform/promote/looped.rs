@@ -158,10 +158,14 @@ pub fn promote<'c>(
     // taken before the parameters become the loop's values, so that they are this link's.
     let args = ArgValues::capture(module, site);
     let link_value = link.as_basic_value().into_int_value();
-    let go_on = |b: &Builder<'c>| {
+    // The argument buffer of this link's parity.
+    let link_buffer = |b: &Builder<'c>| {
         let parity = b.build_and(link_value, i32t.const_int(1, false), "").unwrap();
         let offset = b.build_int_mul(parity, i32t.const_int(stride, false), "").unwrap();
-        let to = b.byte_gep_at(args_buf, offset);
+        b.byte_gep_at(args_buf, offset)
+    };
+    let go_on = |b: &Builder<'c>| {
+        let to = link_buffer(b);
         let carried_write: Vec<bool> = site.writes.iter().map(|w| !passed_on[w.param]).collect();
         args.store_where(b, to, &carried_write, true);
         let following = b.build_int_add(link_value, i32t.const_int(1, false), "").unwrap();
@@ -221,9 +225,7 @@ pub fn promote<'c>(
     let go = b.build_int_compare(IntPredicate::NE, asked, link_value, "").unwrap();
     b.build_conditional_branch(go, reload, exit).unwrap();
     b.position_at_end(reload);
-    let parity = b.build_and(link_value, i32t.const_int(1, false), "").unwrap();
-    let offset = b.build_int_mul(parity, i32t.const_int(stride, false), "").unwrap();
-    let from = b.byte_gep_at(args_buf, offset);
+    let from = link_buffer(&b);
     let loaded: Vec<BasicValueEnum<'c>> = carried.iter().map(|&(i, _)| b.load_aligned(params[i].ty, b.byte_gep(from, params[i].offset), params[i].align.min(16) as u32)).collect();
     let following = b.build_int_add(link_value, i32t.const_int(1, false), "").unwrap();
     b.build_unconditional_branch(head).unwrap();
