@@ -49,7 +49,8 @@ pub fn run(module: &Module<'_>, ctx: Ctx) -> bool {
     for &k in kernels.iter().filter(|k| k.count_basic_blocks() > 0) {
         for (i, p) in k.get_params().into_iter().enumerate() {
             let param = (k, i as u32);
-            if !matches!(p.get_type(), BasicTypeEnum::PointerType(_)) || k.param_reads_only(i as u32) {
+            // A `byval` parameter is the kernel's own copy in parameter space, never read through ld.global.
+            if !matches!(p.get_type(), BasicTypeEnum::PointerType(_)) || k.param_reads_only(i as u32) || k.param_byval_type(i as u32).is_some() {
                 continue;
             }
             if k.param_writes_only(i as u32) {
