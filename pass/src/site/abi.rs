@@ -62,6 +62,19 @@ pub fn classify_entry(name: &str) -> Option<Entry> {
     Some(Entry { kind, abi, cdp2_prefix, ptsz })
 }
 
+/// Declarations CUDA provides at the device link: LLVM's intrinsics, CUDA's device runtime (libcudadevrt)
+/// and the system calls of CUDA's headers. A capped kernel may call them (nvlink links them as they are,
+/// transform/registers.rs), and none of them waits at a barrier of the block (promote/looped.rs).
+pub fn cuda_provided(name: &str) -> bool {
+    ["llvm.", "cuda", "__cuda"].iter().any(|p| name.starts_with(p)) || ["vprintf", "malloc", "free", "__assertfail"].contains(&name)
+}
+
+/// Whether a function of this name is the launch protocol's (`classify_entry`) or a query of the device
+/// runtime's last error: the device-runtime calls klap itself makes or folds.
+pub fn launch_or_error_query(name: &str) -> bool {
+    classify_entry(name).is_some() || name.ends_with("GetLastError") || name.ends_with("PeekAtLastError")
+}
+
 /// The identifier of a mangled file-static function: `_ZL22cudaGetParameterBuffermm` -> its 22 characters.
 pub(crate) fn unmangle_static_function(name: &str) -> Option<&str> {
     let rest = name.strip_prefix("_ZL")?;

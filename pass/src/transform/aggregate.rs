@@ -29,9 +29,9 @@ use crate::llvm::{
 };
 use crate::remarks::Remark;
 use crate::runtime::{
-    is_runtime_function, IndexRegister, Runtime, RuntimeFn, Settings, LARGE_BLOCK_THREADS, PER_BLOCK_IF_LARGE_BLOCKS, PER_BLOCK_IF_SMALL_GRID, SMALL_GRID_THREADS,
+    IndexRegister, Runtime, RuntimeFn, Settings, LARGE_BLOCK_THREADS, PER_BLOCK_IF_LARGE_BLOCKS, PER_BLOCK_IF_SMALL_GRID, SMALL_GRID_THREADS,
 };
-use crate::site::abi::{classify_entry, Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
+use crate::site::abi::{launch_or_error_query, Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
 use crate::site::ops::{
     builder_before, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, skip_allocas, stream_handle, taken_over_stream, ArgValues,
     CanonicalEntries,
@@ -110,6 +110,9 @@ struct Hazards<'c> {
     thread_ends: HashMap<FunctionValue<'c>, String>,
     /// Kernels that take a warp scope at warp granularity ([`wants_warp_scope`]).
     warp_scoped: HashSet<FunctionValue<'c>>,
+    /// Kernels that make (or whose device functions make) a call whose code klap cannot see: a declaration
+    /// other than an intrinsic, the launch protocol's entries and the error queries ([`return_per_path`]).
+    opaque_callers: HashSet<FunctionValue<'c>>,
     /// Kernels whose one launch is a lone launch of the kernel itself as one block, outside loops: a
     /// chain of one-block grids (KLAP's los, sc, ...), where every grid a launch makes holds one launch.
     one_block_chains: HashSet<FunctionValue<'c>>,
@@ -118,8 +121,13 @@ struct Hazards<'c> {
 impl<'c> Hazards<'c> {
     fn find(module: &Module<'c>, model: &LaunchModel<'c>) -> Hazards<'c> {
         let calls = CallGraph::build(module);
-        let mut hazards =
-            Hazards { children: HashMap::new(), thread_ends: HashMap::new(), warp_scoped: HashSet::new(), one_block_chains: HashSet::new() };
+        let mut hazards = Hazards {
+            children: HashMap::new(),
+            thread_ends: HashMap::new(),
+            warp_scoped: HashSet::new(),
+            opaque_callers: HashSet::new(),
+            one_block_chains: HashSet::new(),
+        };
         let one_block = |site: &LaunchSite| site.grid.fields.iter().all(|f| f.and_then(|v| v.const_int()) == Some(1));
         for site in &model.sites {
             let only_launch = model.sites.iter().filter(|s| s.caller == site.caller).count() == 1;
@@ -128,6 +136,13 @@ impl<'c> Hazards<'c> {
             }
         }
         hazards.warp_scoped = model.kernels.iter().copied().filter(|&k| wants_warp_scope(model, k)).collect();
+        let opaque = |callee: FunctionValue| callee.is_declaration() && !callee.name().starts_with("llvm.") && !launch_or_error_query(&callee.name());
+        hazards.opaque_callers = model
+            .kernels
+            .iter()
+            .copied()
+            .filter(|&k| calls.reachable_from(k).into_iter().any(|f| f.instructions().into_iter().filter_map(|i| i.called_function()).any(opaque)))
+            .collect();
         for site in &model.sites {
             let child = site.child;
             if !child.is_declaration() && !hazards.children.contains_key(&child) {
@@ -377,7 +392,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         })
         .map(|(caller, _)| *caller)
         .collect();
-    let parent = Parent { module, runtime: &runtime, entries: &entries, variants: &variants };
+    let parent = Parent { module, runtime: &runtime, entries: &entries, variants: &variants, opaque_callers: &hazards.opaque_callers };
     for (caller, sites) in per_caller {
         let in_variant = variants.owning(caller);
         let quiet = in_variant.is_some();
@@ -587,6 +602,7 @@ struct Parent<'a, 'c> {
     runtime: &'a Runtime<'c>,
     entries: &'a CanonicalEntries<'c>,
     variants: &'a ChildVariants<'a, 'c>,
+    opaque_callers: &'a HashSet<FunctionValue<'c>>,
 }
 
 impl<'c> Parent<'_, 'c> {
@@ -775,7 +791,7 @@ impl<'c> Parent<'_, 'c> {
         let exits: Vec<InstructionValue<'c>> = match in_variant {
             Some(v) => v.exits.clone(),
             None => {
-                if opaque_call(kernel).is_some() {
+                if self.opaque_callers.contains(&kernel) {
                     return_per_path(self.module, kernel);
                 }
                 kernel.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return).collect()
@@ -863,7 +879,7 @@ impl<'c> Parent<'_, 'c> {
 const RETURN_PATHS: usize = 8;
 
 /// Gives each branch to a block that only returns a return of its own, where the kernel makes a call whose
-/// code klap cannot see (`callee`). clang's -O2 merges a kernel's returns into one block; the scope's exit
+/// code klap cannot see (`Hazards::opaque_callers`). clang's -O2 merges a kernel's returns into one block; the scope's exit
 /// there makes it a point where the warp reconverges, so that a thread that returns early waits for the
 /// rest of its warp instead of ending, and such a call made meanwhile by the rest of the warp may not
 /// return: fuzz case 1953-8 (`cudaStreamCreateWithFlags` after an early return, at `auto`) hung there every
@@ -904,28 +920,6 @@ fn return_per_path<'c>(module: &Module<'c>, kernel: FunctionValue<'c>) {
             t.set_successor(index, to);
         }
     }
-}
-
-/// The name of a function whose code klap cannot see that `kernel` (or a function it calls) calls: a
-/// declaration other than an intrinsic, the launch protocol's entries and the error queries.
-fn opaque_call(kernel: FunctionValue) -> Option<String> {
-    let mut seen = vec![kernel];
-    let mut work = vec![kernel];
-    while let Some(f) = work.pop() {
-        for callee in f.instructions().into_iter().filter_map(|i| i.called_function()) {
-            let name = callee.name();
-            if callee.is_declaration() {
-                let known = name.starts_with("llvm.") || classify_entry(&name).is_some() || name.ends_with("GetLastError") || name.ends_with("PeekAtLastError");
-                if !known {
-                    return Some(name);
-                }
-            } else if !is_runtime_function(callee) && !seen.contains(&callee) {
-                seen.push(callee);
-                work.push(callee);
-            }
-        }
-    }
-    None
 }
 
 /// Whether a kernel's grid scope gathers per block where the grid is small: every launch of it is

@@ -20,7 +20,7 @@
 
 use super::{computed_from, successors};
 use crate::llvm::{AtomicOrdering, CONSTANT_SPACE, LOCAL_SPACE, SHARED_SPACE, BasicBlock, BasicValueEnum, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, Operand, ValueExt};
-use crate::site::abi::classify_entry;
+use crate::site::abi::launch_or_error_query;
 use crate::site::{LaunchSite, WriteKind};
 use inkwell::types::BasicTypeEnum;
 use std::collections::HashSet;
@@ -53,7 +53,7 @@ pub fn read_only_params<'c>(ctx: Ctx, kernel: FunctionValue<'c>, passed_on: &[bo
     let runtime_entry = |i: InstructionValue| {
         i.called_function().is_some_and(|c| {
             let name = c.name();
-            early_intrinsic(&name) || classify_entry(&name).is_some() || name.ends_with("GetLastError") || name.ends_with("PeekAtLastError")
+            early_intrinsic(&name) || launch_or_error_query(&name)
         })
     };
     // A store of the launch's arguments into its parameter buffer (the pointer itself, passed on).
