@@ -175,8 +175,8 @@ impl RawOptions {
                 5 => Promotion::Loop,
                 // `auto` runs a chain in a loop by its block, handing a long chain of slow links over to a pool
                 // with overlap (promote/looped.rs), and promotes with aggregation and overlap where the loop does
-                // not apply: on an H200 3.86x faster than the chains as written (18 rows; 4.08x on the medium
-                // sizes), where aggregation and overlap alone gave 2.38x (BENCHMARKS.md, nineteenth session).
+                // not apply: on an H200 4.05x faster than the chains as written (18 rows; 4.49x on the medium
+                // sizes), where aggregation and overlap alone gave 2.45x (BENCHMARKS.md, twentieth session).
                 255 if self.granularity == 4 => Promotion::Auto,
                 _ => Promotion::None,
             },

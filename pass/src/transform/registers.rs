@@ -22,6 +22,7 @@ use crate::child::{runs_child_threads, BARRIER_FUNCTION};
 use crate::llvm::{count, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, Module, ModuleExt, Statistic};
 use crate::remarks::Remark;
 use crate::runtime::is_runtime_function;
+use crate::site::abi::cuda_provided;
 use std::collections::HashSet;
 
 /// The function attributes through which a kernel's author bounds its registers or block size.
@@ -30,12 +31,6 @@ const USER_BOUNDS: [&str; 4] = ["nvvm.maxnreg", "nvvm.maxntid", "nvvm.reqntid", 
 /// The most registers per thread with which a block of 1024 threads can launch (65,536 a multiprocessor):
 /// the cap of a kernel that runs children's threads itself.
 const LAUNCHABLE_1024: u64 = 64;
-
-/// Declarations a capped kernel may call: LLVM's intrinsics, CUDA's device runtime (libcudadevrt) and the
-/// system calls of CUDA's headers, which nvlink links to a capped kernel as it is.
-fn cuda_provided(name: &str) -> bool {
-    ["llvm.", "cuda", "__cuda"].iter().any(|p| name.starts_with(p)) || ["vprintf", "malloc", "free", "__assertfail"].contains(&name)
-}
 
 /// A call reached from `kernel` that stays a call after the runtime is inlined, and is not CUDA's own:
 /// what the cap would make ptxas refuse.

@@ -27,6 +27,7 @@ use crate::llvm::{
     BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, Module,
     ModuleExt, ValueExt,
 };
+use crate::site::abi::cuda_provided;
 use crate::site::ops::{builder_before, guarded_replace, shared_variable, ArgValues, CanonicalEntries};
 use crate::site::{param_layout, LaunchSite};
 
@@ -74,9 +75,7 @@ pub fn unfit<'c>(ctx: Ctx, calls: &CallGraph<'c>, site: &LaunchSite<'c>) -> Opti
 /// calls of CUDA's headers.
 fn may_wait_elsewhere(f: FunctionValue) -> bool {
     let name = f.name();
-    f.is_declaration()
-        && !["llvm.", "cuda", "__cuda", "__nv_"].iter().any(|p| name.starts_with(p))
-        && !["vprintf", "malloc", "free", "__assertfail"].contains(&name.as_str())
+    f.is_declaration() && !cuda_provided(&name) && !name.starts_with("__nv_")
 }
 
 /// Where a looped chain hands over to a copy of its kernel promoted with aggregation and overlap: once, by
