@@ -159,6 +159,8 @@ HELPER u64 shfl_u64(u32 mask, u64 v, u32 src);
 
 // pool.cu: slabs of `slab_bytes` for a chunk of `records` records, at most `max_slabs`.
 HELPER u32 slabs_for(u64 records, u32 record_size, u64 slab_bytes, u32 max_slabs);
+// pool.cu: the pool's small slabs (SMALL_SLAB bytes each), in all.
+HELPER u32 pool_small_slabs();
 // pool.cu: the records a chunk holds (those registered, up to its capacity).
 HELPER u32 chunk_records(const Chunk *c);
 

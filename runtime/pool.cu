@@ -81,6 +81,8 @@ INLINE SlabClass slab_class(u32 large) {
   return k;
 }
 
+HELPER u32 pool_small_slabs() { return slab_class(0).slabs; }
+
 INLINE u64 slab_bits(u32 count) { return count >= 64 ? ~0ull : ((1ull << count) - 1); }
 
 INLINE void release_slabs(SlabClass k, u32 first, u32 count) {

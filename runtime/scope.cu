@@ -268,12 +268,24 @@ INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
 // - PER_BLOCK_IF_LARGE_BLOCKS: a grid of blocks of at least LARGE_BLOCK_THREADS threads. Such a block
 //   gathers up to that many launches by itself, and its children start when it ends instead of when
 //   the grid does (bfs's 1024-thread parents: 0.405 ms against 0.430 with the grid's scope, block
-//   granularity 0.398; mstv 0.473 against 0.501; H200, BENCHMARKS.md, seventeenth session).
+//   granularity 0.398; mstv 0.473 against 0.501; H200, BENCHMARKS.md, seventeenth session). Only
+//   where the first chunks of all its blocks fit in half the pool's small slabs: on bfs's larger
+//   inputs (645,961 frontier vertices, 631 such blocks of 22 slabs each against 4,096 slabs) the pool
+//   ran out, and the launches it could not take were made as written, 40 times slower than the grid's
+//   scope (168 against 4.2 ms; H200, BENCHMARKS.md, twenty-first session).
 // (An aggregated child's grid scope is in its chunk, set up by its launch: __klap_child_grid_scope.)
+INLINE bool block_chunks_fit(u32 groups, const u32 *sizes) {
+  u64 slabs = 0;
+  for (u32 g = 0; g < groups; ++g)
+    slabs += slabs_for(block_threads(), sizes[g] & ~COUNT_THREADS, SMALL_SLAB, 64);
+  return grid_blocks() * slabs <= pool_small_slabs() / 2;
+}
+
 INLINE Scope *grid_enter(u32 groups, const u32 *sizes, u32 per_block) {
   bool one_block = grid_blocks() == 1;
   bool small = (per_block & PER_BLOCK_IF_SMALL_GRID) && grid_blocks() * block_threads() <= SMALL_GRID_THREADS;
-  bool large_blocks = (per_block & PER_BLOCK_IF_LARGE_BLOCKS) && block_threads() >= LARGE_BLOCK_THREADS;
+  bool large_blocks = (per_block & PER_BLOCK_IF_LARGE_BLOCKS) && block_threads() >= LARGE_BLOCK_THREADS &&
+                      block_chunks_fit(groups, sizes);
   if (one_block || small || large_blocks) {
     if (tid_linear() == 0) {
       setup_scope(&klap_block_scope, groups, sizes, one_block, (block_threads() + 31) / 32, 0);
