@@ -69,6 +69,18 @@ enum : u32 { COUNT_THREADS = 0x80000000u };
 // Set in the parameter size the pass gives with an aggregated child that takes the child's parameters
 // before the chunk: its launch copies the chunk's first record into them.
 enum : u32 { ARGS_IN_PARAMS = 0x40000000u };
+// In the same parameter size, bits 16 to 23: the coarsening factor of an aggregated child whose blocks each
+// run several aggregated blocks (pass/src/child.rs), 0 where it runs one; bits 24 to 29: the threads for
+// each multiprocessor, in 64s, that its launch keeps at least (-klap-coarsen-sm-threads); bits 0 to 15:
+// the size.
+enum : u32 {
+  COARSEN_SHIFT = 16,
+  COARSEN_MASK = 0xffu,
+  COARSEN_SM_THREADS_SHIFT = 24,
+  COARSEN_SM_THREADS_MASK = 0x3fu,
+  COARSEN_SM_THREADS_UNIT = 64,
+  PARAM_SIZE_MASK = 0xffffu
+};
 // What the pass gives a launch of an aggregated child that has a grid scope of its own: that scope's
 // groups and their record sizes (as the enter functions take them).
 struct ChildScope {

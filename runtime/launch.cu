@@ -53,7 +53,29 @@ struct ChildKernel {
   u64 uniform_words;
   bool args_in_params;
   const ChildScope *scope;
+  u32 coarsen; // aggregated blocks per block of a coarsened aggregated child, else 0
+  // Threads per multiprocessor below which a coarsened child's launch does not go: with fewer blocks than
+  // the GPU holds at once, a block that runs several would leave multiprocessors idle.
+  u32 coarsen_sm_threads;
 };
+
+// The most blocks a multiprocessor holds (sm_90).
+enum { SM_MAX_BLOCKS = 32 };
+
+// The blocks of the aggregated launch for `total` aggregated blocks of `threads` threads: each block of a
+// coarsened child runs up to `k.coarsen` of them (lookup.cu, __klap_child_coarse_range), but no fewer
+// blocks are launched than make `k.coarsen_sm_threads` threads a multiprocessor (at most as many blocks as
+// it holds).
+INLINE u32 launch_blocks(u32 total, u32 threads, ChildKernel k) {
+  if (k.coarsen <= 1)
+    return total;
+  u32 per_sm = (k.coarsen_sm_threads + threads - 1) / threads;
+  u32 least = __nvvm_read_ptx_sreg_nsmid() * (per_sm < SM_MAX_BLOCKS ? per_sm : SM_MAX_BLOCKS);
+  if (total <= least)
+    return total;
+  u32 blocks = (total + k.coarsen - 1) / k.coarsen;
+  return blocks > least ? blocks : least;
+}
 
 INLINE bool launch_record(Chunk *c, u32 r, ChildKernel k, void *stream) {
   const u32 *d = c->dims + 8 * r;
@@ -85,7 +107,7 @@ INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
     return;
   }
   u32 total = records <= c->capacity ? (u32)counter : c->end[c->capacity - 1];
-  Dim3 grid = {total, 1, 1}, block = {c->max_threads, 1, 1};
+  Dim3 grid = {launch_blocks(total, c->max_threads, k), 1, 1}, block = {c->max_threads, 1, 1};
   c->blocks = total;
   c->group = (n + DONE_COUNTERS - 1) / DONE_COUNTERS;
   // Written before the launch: its blocks see the scope set up.
@@ -111,7 +133,9 @@ INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
 DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 param_size, u64 uniform_words,
                                 void *stream, const ChildScope *scope) {
   reclaim_if_wanted();
-  ChildKernel k = {aggregated, original, param_size & ~ARGS_IN_PARAMS, uniform_words, (param_size & ARGS_IN_PARAMS) != 0, scope};
+  ChildKernel k = {aggregated, original, param_size & PARAM_SIZE_MASK, uniform_words, (param_size & ARGS_IN_PARAMS) != 0,
+                   scope, (param_size >> COARSEN_SHIFT) & COARSEN_MASK,
+                   ((param_size >> COARSEN_SM_THREADS_SHIFT) & COARSEN_SM_THREADS_MASK) * COARSEN_SM_THREADS_UNIT};
   while (c) {
     Chunk *next = c->next;
     launch_one_chunk(c, k, stream);

@@ -12,6 +12,7 @@ struct ChildContext {
   char *uniform_args; // the chunk's first record: the arguments uniform over the scope
   u32 grid[3], block[3], index[3];
   u32 threads;
+  u32 record_first, record_end; // the record's aggregated blocks (a coarsened child's next block may be in it)
   u32 exited; // threads of this block past their exit
   u32 *done; // the counter of the block's group of records
   u64 grid_threads; // the aggregated launch's threads that serve records
@@ -57,12 +58,24 @@ INLINE u32 find_record(Chunk *c, u32 b, u32 blocks_per_record) {
   return lo;
 }
 
-// At the aggregated child's entry, by every thread: the record's arguments, or null for a thread
-// beyond the record's block size (it must return at once).
-DEVICE char *__klap_child_enter(Chunk *c, u32 blocks_per_record) {
+// The record's block `local` as an index within its grid: a one-dimensional grid (most) needs no division
+// (the divisions by run-time values were 37 instructions a block of qt's aggregated child: ncu source
+// counters, eighteenth session). By thread 0.
+INLINE void set_child_index(u32 local, u32 gx, u32 gy, u32 gz) {
+  u32 ix = local, iy = 0, iz = 0;
+  if (gy != 1 || gz != 1)
+    ix = local % gx, iy = (local / gx) % gy, iz = local / (gx * gy);
+  klap_child.index[0] = ix;
+  klap_child.index[1] = iy;
+  klap_child.index[2] = iz;
+}
+
+// An aggregated block's entry to aggregated block b, by every thread: the record's arguments, or null for a
+// thread beyond the record's block size (it runs nothing of it). `coarse`: the block goes on to the next
+// aggregated block after this one (it keeps the record's range).
+INLINE char *enter_block(Chunk *c, u32 b, u32 blocks_per_record, bool coarse) {
   u32 threads = __nvvm_read_ptx_sreg_ntid_x();
   if (tid_x() < 32 && (threads >= 32 || tid_x() == 0)) {
-    u32 b = __nvvm_read_ptx_sreg_ctaid_x();
     u32 r = find_record(c, b, blocks_per_record);
     if (tid_x() == 0) {
       // Every load first, then the stores to shared memory (which a generic load could alias): the
@@ -72,25 +85,60 @@ DEVICE char *__klap_child_enter(Chunk *c, u32 blocks_per_record) {
       char *args = c->args;
       u32 record_size = c->record_size, group = c->group;
       u64 grid_threads = c->threads_total;
-      u32 local = blocks_per_record ? b % blocks_per_record : b - (r ? c->end[r - 1] : 0);
+      u32 first = blocks_per_record ? b - b % blocks_per_record : (r ? c->end[r - 1] : 0);
       klap_child.chunk = c;
       klap_child.args = args + (u64)r * record_size;
       klap_child.uniform_args = args;
       klap_child.grid[0] = gx, klap_child.grid[1] = gy, klap_child.grid[2] = gz;
       klap_child.block[0] = bx, klap_child.block[1] = by, klap_child.block[2] = bz;
-      // A one-dimensional grid (most) needs no division: the divisions by run-time values were 37
-      // instructions a block of qt's aggregated child (ncu source counters, eighteenth session).
-      u32 ix = local, iy = 0, iz = 0;
-      if (gy != 1 || gz != 1)
-        ix = local % gx, iy = (local / gx) % gy, iz = local / (gx * gy);
-      klap_child.index[0] = ix;
-      klap_child.index[1] = iy;
-      klap_child.index[2] = iz;
+      set_child_index(b - first, gx, gy, gz);
+      if (coarse) {
+        klap_child.record_first = first;
+        klap_child.record_end = first + gx * gy * gz;
+      }
       klap_child.threads = bx * by * bz;
       klap_child.exited = 0;
       klap_child.done = (u32 *)d - 8 * (r % group) + 7;
       klap_child.grid_threads = grid_threads;
     }
+  }
+  __syncthreads();
+  return tid_x() < klap_child.threads ? klap_child.args : 0;
+}
+
+// At the aggregated child's entry, by every thread: its block's record, as enter_block.
+DEVICE char *__klap_child_enter(Chunk *c, u32 blocks_per_record) {
+  return enter_block(c, __nvvm_read_ptx_sreg_ctaid_x(), blocks_per_record, false);
+}
+
+// A coarsened aggregated child (pass/src/child.rs): each of its blocks runs the aggregated blocks [first,
+// end), returned as first | end << 32, consecutive so that most follow one another in one record. The
+// launch made at most as many blocks as the chunk has (launch.cu), and every block gets one at least: a
+// block with none could read `c->blocks` (written before the launch) after every other block counted
+// itself out and the chunk went back to the pool.
+ACCESSOR u64 __klap_child_coarse_range(Chunk *c) {
+  u64 total = c->blocks, blocks = __nvvm_read_ptx_sreg_nctaid_x(), b = __nvvm_read_ptx_sreg_ctaid_x();
+  u64 first = b * total / blocks, end = (b + 1) * total / blocks;
+  return first | end << 32;
+}
+
+// A coarsened block's entry to its first aggregated block, b.
+DEVICE char *__klap_child_enter_first(Chunk *c, u32 b, u32 blocks_per_record) {
+  return enter_block(c, b, blocks_per_record, true);
+}
+
+// A coarsened block's entry to its next aggregated block b, by every thread, which all come from the block
+// before (each warp's lanes together): a barrier, so that no thread still reads what thread 0 now writes,
+// then, where b is in the same record, its index alone (no lookup, no load), else enter_block.
+DEVICE char *__klap_child_next(Chunk *c, u32 b, u32 blocks_per_record) {
+  // Read before the barrier: thread 0 writes it after.
+  bool same = b < klap_child.record_end;
+  __syncthreads();
+  if (!same)
+    return enter_block(c, b, blocks_per_record, true);
+  if (tid_x() == 0) {
+    set_child_index(b - klap_child.record_first, klap_child.grid[0], klap_child.grid[1], klap_child.grid[2]);
+    klap_child.exited = 0;
   }
   __syncthreads();
   return tid_x() < klap_child.threads ? klap_child.args : 0;

@@ -43,6 +43,7 @@ STATISTIC(NumMallocsAggregated, "Device-side cudaMalloc calls aggregated per war
 STATISTIC(NumLaunchesBlockReused, "Device launches run by their launching block");
 STATISTIC(NumKernelsRegisterCapped, "Kernels with klap's runtime code whose registers were capped");
 STATISTIC(NumParamsMarkedReadOnly, "Kernel pointer parameters marked readonly across launches");
+STATISTIC(NumChildrenCoarsened, "Aggregated children whose blocks each run several aggregated blocks");
 
 static cl::opt<std::string> GranularityOpt(
     "klap-granularity",
@@ -180,6 +181,26 @@ static cl::opt<std::string> PromoteHandOverOpt("klap-promote-hand-over",
                                                         "averaged more than NS ns each); empty: never"),
                                                cl::init(DefaultPromoteHandOver));
 
+// The largest coarsening factor and threads per multiprocessor (the runtime takes them in 8 bits and, in 64s, 6
+// bits of a word: pass/src/child.rs, runtime/klap_rt.h).
+constexpr unsigned MaxCoarsen = 255, CoarsenSMThreadsUnit = 64, MaxCoarsenSMThreads = 63 * CoarsenSMThreadsUnit;
+// Not given: none, but under -klap-granularity=auto the children of one-warp blocks (pass/src/plugin.rs).
+constexpr unsigned CoarsenUnset = 256;
+static cl::opt<unsigned> CoarsenOpt("klap-coarsen",
+                                    cl::desc("Aggregated blocks each block of an aggregated child runs at most, "
+                                             "one after another, where the child's threads need nothing of each "
+                                             "other (0 or 1: one; at most 255; default: none, and 8 for "
+                                             "children of one-warp blocks under auto)"),
+                                    cl::init(0));
+// A coarsened launch keeps as many blocks as hold this many threads a multiprocessor (sm_90's most), so that
+// coarsening never leaves a multiprocessor with fewer blocks than it could run.
+static constexpr unsigned DefaultCoarsenSMThreads = 2048;
+static cl::opt<unsigned> CoarsenSMThreadsOpt("klap-coarsen-sm-threads",
+                                             cl::desc("The threads a multiprocessor a coarsened aggregated launch "
+                                                      "keeps at least (a multiple of 64, at most 4032; 0: coarsen "
+                                                      "every launch)"),
+                                             cl::init(DefaultCoarsenSMThreads));
+
 // One switch per step of the pipeline (plugin.rs), for finding which step a problem comes from.
 static cl::opt<bool> DisableNormalizeOpt("klap-disable-normalize", cl::desc("Skip klap's normalize step"),
                                          cl::init(false));
@@ -257,6 +278,10 @@ struct KlapRustOptions {
   // The runtime is inlined: through calls, the runtime's registers would count toward every parent
   // kernel's call graph (measured: 24 to 102 registers), too many for 1024-thread blocks.
   bool InlineRuntime = true;
+  // Aggregated blocks each block of an aggregated child runs at most (0 or 1: one), and the threads a
+  // multiprocessor below which its launch does not go.
+  uint32_t Coarsen = CoarsenUnset;
+  uint32_t CoarsenSMThreads = DefaultCoarsenSMThreads;
 };
 
 extern "C" {
@@ -440,6 +465,16 @@ KlapOptions optionsFromCommandLine() {
                          (DisableBlockReuseOpt ? 16u : 0u) | (DisablePromoteOpt ? 32u : 0u) |
                          (DisableReadOnlyOpt ? 64u : 0u);
   O.Rust.InlineRuntime = InlineRuntimeOpt && !DisableInlineRuntimeOpt;
+  if (CoarsenOpt > MaxCoarsen)
+    report_fatal_error(Twine("klap: -klap-coarsen must be 0 to ") + Twine(MaxCoarsen) + ", not " +
+                           Twine(unsigned(CoarsenOpt)),
+                       /*gen_crash_diag=*/false);
+  O.Rust.Coarsen = CoarsenOpt.getNumOccurrences() ? unsigned(CoarsenOpt) : CoarsenUnset;
+  if (CoarsenSMThreadsOpt > MaxCoarsenSMThreads || CoarsenSMThreadsOpt % CoarsenSMThreadsUnit)
+    report_fatal_error(Twine("klap: -klap-coarsen-sm-threads must be a multiple of 64 from 0 to ") +
+                           Twine(MaxCoarsenSMThreads) + ", not " + Twine(unsigned(CoarsenSMThreadsOpt)),
+                       /*gen_crash_diag=*/false);
+  O.Rust.CoarsenSMThreads = CoarsenSMThreadsOpt;
   return O;
 }
 
@@ -447,7 +482,7 @@ KlapOptions optionsFromCommandLine() {
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
 //      serialize-small-grid-threshold=N;warp-run-threshold=N;warp-run-grid-threads=N;max-registers=N;
 //      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
-//      promote-pool=N;no-inline-runtime>
+//      promote-pool=N;coarsen=N;coarsen-sm-threads=N;no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
   KlapOptions O = optionsFromCommandLine();
   while (!Params.empty()) {
@@ -515,6 +550,19 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
         return make_error<StringError>(Twine("klap: promote-pool needs a number from 1 to ") + Twine(MaxPromotePool),
                                        inconvertibleErrorCode());
       O.Rust.PromotePool = N;
+    } else if (P.consume_front("coarsen=")) {
+      unsigned N;
+      if (P.getAsInteger(10, N) || N > MaxCoarsen)
+        return make_error<StringError>(Twine("klap: coarsen needs a number from 0 to ") + Twine(MaxCoarsen),
+                                       inconvertibleErrorCode());
+      O.Rust.Coarsen = N;
+    } else if (P.consume_front("coarsen-sm-threads=")) {
+      unsigned N;
+      if (P.getAsInteger(10, N) || N > MaxCoarsenSMThreads || N % CoarsenSMThreadsUnit)
+        return make_error<StringError>(Twine("klap: coarsen-sm-threads needs a multiple of 64 from 0 to ") +
+                                           Twine(MaxCoarsenSMThreads),
+                                       inconvertibleErrorCode());
+      O.Rust.CoarsenSMThreads = N;
     } else if (P == "no-inline-runtime") {
       O.Rust.InlineRuntime = false;
     } else if (P.consume_front("pool-mib=")) {
@@ -563,6 +611,10 @@ std::string toParams(const KlapOptions &O) {
     S += ";promote-pool=" + std::to_string(O.Rust.PromotePool);
   if (!O.Rust.InlineRuntime)
     S += ";no-inline-runtime";
+  if (O.Rust.Coarsen != CoarsenUnset)
+    S += ";coarsen=" + std::to_string(O.Rust.Coarsen);
+  if (O.Rust.CoarsenSMThreads != DefaultCoarsenSMThreads)
+    S += ";coarsen-sm-threads=" + std::to_string(O.Rust.CoarsenSMThreads);
   return S;
 }
 
@@ -975,7 +1027,8 @@ enum KlapStatistic {
   AggregatedMalloc = 5,
   BlockReusedLaunch = 6,
   RegisterCappedKernel = 7,
-  ReadOnlyParam = 8
+  ReadOnlyParam = 8,
+  CoarsenedChild = 9
 };
 
 void klap_count(unsigned Which, unsigned N) {
@@ -1006,6 +1059,9 @@ void klap_count(unsigned Which, unsigned N) {
     break;
   case ReadOnlyParam:
     NumParamsMarkedReadOnly += N;
+    break;
+  case CoarsenedChild:
+    NumChildrenCoarsened += N;
     break;
   }
 }

@@ -91,11 +91,43 @@ pub struct Variant<'c> {
     /// The aggregated variant takes `K`'s parameters before the chunk (the launch fills them from the
     /// chunk's first record).
     pub args_in_params: bool,
+    /// How the blocks of the aggregated variant run several aggregated blocks, where they do.
+    pub coarsen: Option<Coarsening>,
+}
+
+/// Coarsening of an aggregated child (`-klap-coarsen`, `-klap-coarsen-sm-threads`): each block of its
+/// launch runs up to `factor` aggregated blocks, one after another, but the launch keeps blocks of
+/// `sm_threads` threads for each multiprocessor (as many blocks as it holds at most; and no more blocks
+/// than the aggregated ones).
+/// Under `auto` (`one_warp_blocks`), only children whose every launch has blocks of one warp at most.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Coarsening {
+    pub factor: u32,
+    pub sm_threads: u32,
+    pub one_warp_blocks: bool,
+}
+
+impl Coarsening {
+    /// Whether it changes anything: a factor of 0 or 1 runs one aggregated block a block.
+    pub fn on(self) -> bool {
+        self.factor > 1
+    }
+    /// The same, off.
+    pub fn off(self) -> Coarsening {
+        Coarsening { factor: 0, ..self }
+    }
 }
 
 /// Set in the parameter size given to the runtime where the aggregated variant takes the child's
 /// parameters (the runtime's ARGS_IN_PARAMS).
 const ARGS_IN_PARAMS: u64 = 1 << 30;
+
+/// Where the parameter size given to the runtime carries the coarsening factor and the threads per
+/// multiprocessor, in 64s (the runtime's COARSEN_SHIFT, 8 bits, and COARSEN_SM_THREADS_SHIFT, 6 bits; the
+/// shim keeps the options within them).
+const COARSEN_SHIFT: u64 = 16;
+const COARSEN_SM_THREADS_SHIFT: u64 = 24;
+const COARSEN_SM_THREADS_UNIT: u64 = 64;
 
 /// The most bytes of parameters a kernel launched from the device takes.
 const PARAM_BUFFER_MAX: u64 = 4096;
@@ -103,7 +135,10 @@ const PARAM_BUFFER_MAX: u64 = 4096;
 impl Variant<'_> {
     /// The parameter size the runtime is given with the aggregated variant.
     pub fn launch_size(&self) -> u64 {
-        self.param_size | if self.args_in_params { ARGS_IN_PARAMS } else { 0 }
+        let coarsen = self
+            .coarsen
+            .map_or(0, |c| (c.factor as u64) << COARSEN_SHIFT | (c.sm_threads as u64 / COARSEN_SM_THREADS_UNIT) << COARSEN_SM_THREADS_SHIFT);
+        self.param_size | if self.args_in_params { ARGS_IN_PARAMS } else { 0 } | coarsen
     }
 }
 
@@ -153,16 +188,32 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
     /// The aggregated variant of `kernel`, with `uniform` saying which parameters come once per chunk,
     /// and `blocks_per_record` the blocks of every launch of it, where they are one constant (else 0).
-    pub fn aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], blocks_per_record: u32) -> &Variant<'c> {
+    /// Coarsened as `coarsen` says where that is on and [`ChildVariants::coarsenable`] allows (the
+    /// variant's `coarsen`).
+    pub fn aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], blocks_per_record: u32, coarsen: Coarsening) -> &Variant<'c> {
         let key = (kernel, VariantKind::Aggregated);
         if !self.variants.contains_key(&key) {
-            let v = self.build_aggregated(kernel, uniform, blocks_per_record);
+            let coarsen = (coarsen.on() && self.coarsenable(kernel).is_ok()).then_some(coarsen);
+            let v = self.build_aggregated(kernel, uniform, blocks_per_record, coarsen);
             self.variants.insert(key, v);
         }
         &self.variants[&key]
     }
 
-    fn build_aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], blocks_per_record: u32) -> Variant<'c> {
+    /// Whether a block of `kernel`'s aggregated variant can run several aggregated blocks one after another
+    /// (coarsening, Olabi et al., CGO 2022): its threads must need nothing of each other
+    /// ([`ChildVariants::runs_alone`]: no barrier, no warp collective, no shared memory, no launch of its
+    /// own), so that a thread done with one block may wait for the others at the next one's entry, and its
+    /// stack must be of a size known before it runs, so that running it again takes none more. Else why not.
+    pub fn coarsenable(&self, kernel: FunctionValue<'c>) -> Result<(), String> {
+        self.runs_alone(kernel)?;
+        if kernel.instructions().into_iter().any(|i| i.get_opcode() == InstructionOpcode::Alloca && i.operand(0).const_int().is_none()) {
+            return Err(format!("@{} takes stack of a size known only as it runs", kernel.name()));
+        }
+        Ok(())
+    }
+
+    fn build_aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], blocks_per_record: u32, coarsen: Option<Coarsening>) -> Variant<'c> {
         let (module, runtime) = (self.module, self.runtime.expect("aggregated variants call the runtime"));
         let cx = module.get_context();
         let ptr = cx.ptr_type(AddressSpace::default());
@@ -217,12 +268,17 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.position_at_end(entry);
         // With as many blocks in every record, a block finds its record by a division, not a search.
         let blocks_per_record = cx.i32_type().const_int(blocks_per_record as u64, false).into();
-        let args = b.call_value(runtime.get(RuntimeFn::ChildEnter), &[chunk, blocks_per_record]);
-        let active = b.is_not_null(args);
-        let masked = cx.append_basic_block(f, "klap.masked");
-        b.build_conditional_branch(active, body, masked).expect("builder positioned");
-        b.position_at_end(masked);
-        let masked_return = b.build_return(None).expect("builder positioned");
+        let (args, masked_return, latch) = if coarsen.is_some() {
+            let (args, done, latch) = coarsened_entry(module, runtime, &b, f, chunk, blocks_per_record, body);
+            (args, done, Some(latch))
+        } else {
+            let args = b.call_value(runtime.get(RuntimeFn::ChildEnter), &[chunk, blocks_per_record]);
+            let active = b.is_not_null(args);
+            let masked = cx.append_basic_block(f, "klap.masked");
+            b.build_conditional_branch(active, body, masked).expect("builder positioned");
+            b.position_at_end(masked);
+            (args, b.build_return(None).expect("builder positioned"), None)
+        };
 
         let body_start = body.get_first_instruction().unwrap();
         b.position_before(&body_start);
@@ -248,9 +304,13 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         for ret in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::Return && *i != masked_return) {
             b.position_before(&ret);
             exits.push(b.call(runtime.get(RuntimeFn::ChildExit), &[]));
+            if let Some(latch) = latch {
+                b.build_unconditional_branch(latch).expect("builder positioned");
+                ret.erase();
+            }
         }
         self.rewrite_index_reads(f, IndexRewrite::Accessors);
-        Variant { function: f, body_start, exits, param_size, uniform, uniform_words, args_in_params }
+        Variant { function: f, body_start, exits, param_size, uniform, uniform_words, args_in_params, coarsen }
     }
 
     /// Whether each thread of `kernel` can run alone, one after another in one thread: nothing in it or
@@ -378,7 +438,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.build_unconditional_branch(body).expect("builder positioned");
         let body_start = body.get_first_instruction().expect("a cloned body");
         let (_, param_size) = param_layout(self.module, kernel);
-        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
+        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None }
     }
 
     /// Every thread of a grid of `kernel`, one after another, as a device function.
@@ -564,7 +624,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.build_return(None).unwrap();
         base.add_incoming(&[(&c32(0), entry), (&base_next, next)]);
         let body_start = run.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
+        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None }
     }
 
     /// Whether every parameter of `kernel` can be shuffled between lanes: integers, floats and pointers,
@@ -730,7 +790,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.position_at_end(exit);
         b.build_return(None).unwrap();
         let body_start = call.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
+        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None }
     }
 
     /// Whether a parent block can run blocks of `kernel` with its own threads ([`VariantKind::Block`]),
@@ -849,7 +909,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let indices: Vec<BasicValueEnum<'c>> = (0..registers.len()).map(|i| f.get_nth_param((params.len() + i) as u32).unwrap()).collect();
         self.pass_index_registers(f, &indices);
         let body_start = body.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
+        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None }
     }
 
     /// Replaces the index-register reads of `f` by `indices` (in the table's order), passing them on to
@@ -983,7 +1043,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             tid_phis[d].add_incoming(&[(&zero, blocks_head), (&tid_next[d], thread_body)]);
         }
         let body_start = thread_body.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false }
+        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None }
     }
 
     /// Rewrites the index-register reads of `f` as `how` says, also in the device functions it calls
@@ -1120,6 +1180,65 @@ fn asm_needs_threads(text: &str) -> Option<&'static str> {
 
 /// Moves the allocas a cloned kernel body starts with to the start of the variant's entry block, in their
 /// order: the kernel's stack objects stay static allocas.
+/// The entry of a coarsened aggregated variant, built at `b` (the end of `f`'s entry block): the block's
+/// range of aggregated blocks from the runtime, then a loop over it whose every turn enters one aggregated
+/// block (its record's arguments, or null where the thread is beyond the record's block size) and runs
+/// `body` where the thread is not. Returns the arguments of the turn's block (for `body`'s loads), the
+/// variant's one return (past the range's end), and the latch that every return of `body` must branch to
+/// once counted out of its block. No thread waits for another before the next turn's entry, a barrier
+/// every thread of the block reaches (the lanes of each warp together, see [`converged_barrier`]).
+fn coarsened_entry<'c>(
+    module: &Module<'c>,
+    runtime: &Runtime<'c>,
+    b: &Builder<'c>,
+    f: FunctionValue<'c>,
+    chunk: BasicValueEnum<'c>,
+    blocks_per_record: BasicValueEnum<'c>,
+    body: crate::llvm::BasicBlock<'c>,
+) -> (BasicValueEnum<'c>, InstructionValue<'c>, crate::llvm::BasicBlock<'c>) {
+    let cx = module.get_context();
+    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+    // The lanes of each warp, read where they all are: at the kernel's start.
+    let lanes = b.call_value(module.get_or_declare("llvm.nvvm.activemask", i32t.fn_type(&[], false)), &[]);
+    let range = b.call_value(runtime.get(RuntimeFn::ChildCoarseRange), &[chunk]).into_int_value();
+    let first = b.build_int_truncate(range, i32t, "klap.coarse.first").unwrap();
+    let end = b.build_int_truncate(b.build_right_shift(range, i64t.const_int(32, false), false, "").unwrap(), i32t, "klap.coarse.end").unwrap();
+    let enter = cx.append_basic_block(f, "klap.coarse.enter");
+    let run = cx.append_basic_block(f, "klap.coarse.run");
+    let latch = cx.append_basic_block(f, "klap.coarse.latch");
+    let next = cx.append_basic_block(f, "klap.coarse.next");
+    let done = cx.append_basic_block(f, "klap.coarse.done");
+    let any = b.build_int_compare(IntPredicate::ULT, first, end, "").unwrap();
+    b.build_conditional_branch(any, enter, done).unwrap();
+
+    b.position_at_end(enter);
+    let first_args = b.call_value(runtime.get(RuntimeFn::ChildEnterFirst), &[chunk, first.into(), blocks_per_record]);
+    b.build_unconditional_branch(run).unwrap();
+
+    b.position_at_end(run);
+    let block = b.build_phi(i32t, "klap.coarse.block").unwrap();
+    let args = b.build_phi(first_args.get_type(), "klap.coarse.args").unwrap();
+    let active = b.is_not_null(args.as_basic_value());
+    b.build_conditional_branch(active, body, latch).unwrap();
+
+    b.position_at_end(latch);
+    let following = b.build_int_add(block.as_basic_value().into_int_value(), i32t.const_int(1, false), "").unwrap();
+    let more = b.build_int_compare(IntPredicate::ULT, following, end, "").unwrap();
+    b.build_conditional_branch(more, next, done).unwrap();
+
+    b.position_at_end(next);
+    let warp_sync = module.get_or_declare("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[i32t.into()], false));
+    b.call(warp_sync, &[lanes]);
+    let next_args = b.call_value(runtime.get(RuntimeFn::ChildNext), &[chunk, following.into(), blocks_per_record]);
+    b.build_unconditional_branch(run).unwrap();
+
+    block.add_incoming(&[(&first, enter), (&following, next)]);
+    args.add_incoming(&[(&first_args, enter), (&next_args, next)]);
+    b.position_at_end(done);
+    let ret = b.build_return(None).unwrap();
+    (args.as_basic_value(), ret, latch)
+}
+
 pub fn hoist_allocas<'c>(b: &crate::llvm::Builder<'c>, body: crate::llvm::BasicBlock<'c>, entry: crate::llvm::BasicBlock<'c>) {
     let allocas: Vec<InstructionValue<'c>> =
         body.get_instructions().take_while(|i| i.get_opcode() == InstructionOpcode::Alloca).collect();

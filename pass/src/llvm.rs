@@ -124,6 +124,7 @@ pub enum Statistic {
     BlockReusedLaunch = 6,
     RegisterCappedKernel = 7,
     ReadOnlyParam = 8,
+    CoarsenedChild = 9,
 }
 
 pub fn count(which: Statistic, n: usize) {

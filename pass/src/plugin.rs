@@ -3,6 +3,7 @@
 //! functions. This is the only module that knows every step: the pipeline runs them in order, each
 //! with a switch of its own (`-klap-disable-<step>`).
 
+use crate::child::Coarsening;
 use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, FunctionExt, ModuleExt, RawCtx, RegisterCallbacks};
 use crate::remarks::Remark;
 use crate::site::{self, LaunchModel};
@@ -131,6 +132,8 @@ pub struct RawOptions {
     warp_run_grid_threads: u64,
     max_registers: u64,
     inline_runtime: bool,
+    coarsen: u32,
+    coarsen_sm_threads: u32,
 }
 
 impl RawOptions {
@@ -157,6 +160,16 @@ impl RawOptions {
             warp_run_grid_threads: self.warp_run_grid_threads,
             max_registers: self.max_registers,
             inline_runtime: self.inline_runtime,
+            coarsen: match self.coarsen {
+                // `auto` coarsens children of one-warp blocks (bfs 1.56x faster, nested with 1,000 items a
+                // parent 1.08x to 1.5x; wider blocks, as sp's 64 threads, mm's and sssp's 128, ran slower;
+                // H200, BENCHMARKS.md, twenty-first session).
+                COARSEN_UNSET if self.granularity == 4 => {
+                    Coarsening { factor: AUTO_COARSEN, sm_threads: self.coarsen_sm_threads, one_warp_blocks: true }
+                }
+                COARSEN_UNSET => Coarsening { factor: 0, sm_threads: self.coarsen_sm_threads, one_warp_blocks: false },
+                factor => Coarsening { factor, sm_threads: self.coarsen_sm_threads, one_warp_blocks: false },
+            },
             // At `auto` (H200: bfs 1.06x, mstv 1.06x faster; BENCHMARKS.md, seventeenth session).
             large_blocks_per_block: self.granularity == 4,
             // Not part of plain `auto`: with it mandel and amr ran 1.6x to 1.8x slower at `auto` on an H200
@@ -185,6 +198,11 @@ impl RawOptions {
         }
     }
 }
+
+/// `-klap-coarsen` not given (the shim's CoarsenUnset).
+const COARSEN_UNSET: u32 = 256;
+/// The coarsening factor of `auto`: 8 measured within noise of 4 to 64 on bfs (H200, twenty-first session).
+const AUTO_COARSEN: u32 = 8;
 
 /// Runs the enabled steps in order. A step sees the model of the module as the previous steps left it.
 /// A step that fails ends the pipeline (the module may have been changed by the steps before it).

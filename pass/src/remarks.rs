@@ -79,6 +79,8 @@ pub enum Remark {
     RegistersKept,
     ReadOnlyParam,
     ReadOnlyKept,
+    Coarsened,
+    NotCoarsened,
 }
 
 impl Remark {
@@ -158,6 +160,8 @@ impl Remark {
             Remark::RegistersKept => "KLAP601",
             Remark::ReadOnlyParam => "KLAP610",
             Remark::ReadOnlyKept => "KLAP611",
+            Remark::Coarsened => "KLAP620",
+            Remark::NotCoarsened => "KLAP621",
         }
     }
 
@@ -202,7 +206,8 @@ impl Remark {
             | Remark::PromotedOverlap
             | Remark::PromotedLoop
             | Remark::RegistersCapped
-            | Remark::ReadOnlyParam => RemarkKind::Passed,
+            | Remark::ReadOnlyParam
+            | Remark::Coarsened => RemarkKind::Passed,
             _ => RemarkKind::Missed,
         }
     }
@@ -248,6 +253,8 @@ impl Remark {
             Remark::RegistersKept => "registers not capped: ",
             Remark::ReadOnlyParam => "",
             Remark::ReadOnlyKept => "parameter not marked readonly: ",
+            Remark::Coarsened => "",
+            Remark::NotCoarsened => "child not coarsened: ",
             Remark::DevrtStubKept | Remark::LeftToLink => "",
             Remark::StreamNotAggregated
             | Remark::NullStreamKept

@@ -22,7 +22,7 @@
 
 use super::{Granularity, Options};
 use crate::callgraph::CallGraph;
-use crate::child::{unremappable_index_read, ChildVariants, Variant, VariantKind};
+use crate::child::{unremappable_index_read, ChildVariants, Coarsening, Variant, VariantKind};
 use crate::llvm::{
     count, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
     AddressSpace, GlobalValue, InstructionValue, Linkage, Module, Statistic, ValueExt,
@@ -61,6 +61,13 @@ fn constant_grid_blocks<'c>(sites: &[LaunchSite<'c>], child: FunctionValue<'c>) 
         Some(Some(first)) if first <= u32::MAX as u64 && launches.all(|n| n == Some(first)) => first as u32,
         _ => 0,
     }
+}
+
+/// The threads of every launch's block of `child`, where they are one constant.
+fn constant_block_threads<'c>(sites: &[LaunchSite<'c>], child: FunctionValue<'c>) -> Option<u64> {
+    let mut launches = sites.iter().filter(|s| s.child == child).map(|s| s.block.constant_product());
+    let first = launches.next()??;
+    launches.all(|n| n == Some(first)).then_some(first)
 }
 
 /// Why a recognized launch is not aggregated, or None.
@@ -336,6 +343,46 @@ fn one_block_chain<'c>(site: &LaunchSite<'c>, hazards: &Hazards<'c>) -> Option<(
     })
 }
 
+/// KLAP620 or KLAP621 for child `k`, at its first aggregated launch: whether each block of its aggregated
+/// variant runs up to `coarsen` aggregated blocks, or why it runs one (`wide`: under `auto`, its blocks
+/// may have more than one warp).
+fn coarsening_remark<'c>(
+    ctx: Ctx,
+    variants: &ChildVariants<'_, 'c>,
+    eligible: &[&LaunchSite<'c>],
+    k: FunctionValue<'c>,
+    coarsen: Option<Coarsening>,
+    wide: bool,
+) {
+    let Some(site) = eligible.iter().find(|s| s.child == k) else { return };
+    if wide {
+        Remark::NotCoarsened.emit(
+            ctx,
+            site.launch,
+            &format!(
+                "each block of @{}'s aggregated child runs one aggregated block: not every launch of it has a constant block of one warp at most, which is all that auto coarsens",
+                k.name()
+            ),
+        );
+        return;
+    }
+    if let Some(c) = coarsen {
+        Remark::Coarsened.emit(
+            ctx,
+            site.launch,
+            &format!(
+                "each block of @{}'s aggregated child runs up to {} aggregated blocks, one after another, where the aggregated launch has more than {} threads a multiprocessor",
+                k.name(),
+                c.factor,
+                c.sm_threads
+            ),
+        );
+        count(Statistic::CoarsenedChild, 1);
+    } else if let Err(why) = variants.coarsenable(k) {
+        Remark::NotCoarsened.emit(ctx, site.launch, &format!("each block of @{}'s aggregated child runs one aggregated block: {why}", k.name()));
+    }
+}
+
 /// Fails when the device runtime cannot be used (one that does not pass its check leaves the module
 /// unchanged).
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> Result<bool, String> {
@@ -360,7 +407,12 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 
     let mut variants = ChildVariants::new(module, Some(&runtime));
     for &k in &children {
-        variants.aggregated(k, &uniform[&k], constant_grid_blocks(&model.sites, k));
+        let wide = options.coarsen.one_warp_blocks && constant_block_threads(&model.sites, k).is_none_or(|n| n > 32);
+        let asked = if wide { options.coarsen.off() } else { options.coarsen };
+        let coarsen = variants.aggregated(k, &uniform[&k], constant_grid_blocks(&model.sites, k), asked).coarsen;
+        if options.coarsen.on() {
+            coarsening_remark(ctx, &variants, &eligible, k, coarsen, wide);
+        }
     }
     let aggregated = |k: FunctionValue<'c>| variants.get(k, VariantKind::Aggregated);
 

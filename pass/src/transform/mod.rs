@@ -74,5 +74,8 @@ pub struct Options {
     pub large_blocks_per_block: bool,
     /// Whether the runtime's functions are inlined after klap's steps (`-klap-inline-runtime`).
     pub inline_runtime: bool,
+    /// Aggregated blocks each block of an aggregated child runs at most, where its threads need nothing
+    /// of each other (`-klap-coarsen`, `-klap-coarsen-sm-threads`; child.rs).
+    pub coarsen: crate::child::Coarsening,
 }
 
