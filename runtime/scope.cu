@@ -269,16 +269,22 @@ INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
 //   gathers up to that many launches by itself, and its children start when it ends instead of when
 //   the grid does (bfs's 1024-thread parents: 0.405 ms against 0.430 with the grid's scope, block
 //   granularity 0.398; mstv 0.473 against 0.501; H200, BENCHMARKS.md, seventeenth session). Only
-//   where the first chunks of all its blocks fit in half the pool's small slabs: on bfs's larger
-//   inputs (645,961 frontier vertices, 631 such blocks of 22 slabs each against 4,096 slabs) the pool
-//   ran out, and the launches it could not take were made as written, 40 times slower than the grid's
-//   scope (168 against 4.2 ms; H200, BENCHMARKS.md, twenty-first session).
+//   where the first chunks of all its blocks take at most an eighth of the chunks of their size the
+//   pool's small slabs hold (a chunk's slabs are adjacent within one 64-slab bitmap word, so a word
+//   holds two of bfs's 22-slab chunks; chunks whose children ended are freed only when a launch or an
+//   allocation that found no room asks, so the levels before hold theirs): on bfs's larger inputs
+//   (645,961 frontier vertices, 631 such blocks) the pool ran out, and the launches it could not take
+//   were made as written, 40 times slower than with the grid's scope (168 against 4.2 ms); with half
+//   the pool's chunks allowed, one run in three still did (H200, BENCHMARKS.md, twenty-first session).
 // (An aggregated child's grid scope is in its chunk, set up by its launch: __klap_child_grid_scope.)
 INLINE bool block_chunks_fit(u32 groups, const u32 *sizes) {
-  u64 slabs = 0;
-  for (u32 g = 0; g < groups; ++g)
-    slabs += slabs_for(block_threads(), sizes[g] & ~COUNT_THREADS, SMALL_SLAB, 64);
-  return grid_blocks() * slabs <= pool_small_slabs() / 2;
+  u32 widest = 1;
+  for (u32 g = 0; g < groups; ++g) {
+    u32 slabs = slabs_for(block_threads(), sizes[g] & ~COUNT_THREADS, SMALL_SLAB, 64);
+    widest = slabs > widest ? slabs : widest;
+  }
+  u64 chunks = (u64)(pool_small_slabs() / 64) * (64 / widest);
+  return grid_blocks() * groups <= chunks / 8;
 }
 
 INLINE Scope *grid_enter(u32 groups, const u32 *sizes, u32 per_block) {
