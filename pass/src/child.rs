@@ -14,7 +14,9 @@
 //!   the chunk is freed once all of its blocks are done. Where some of `K`'s parameters are uniform
 //!   over every scope that launches it, the variant is `K__klap(K's parameters..., ptr chunk)`: the
 //!   launch copies the chunk's first record into `K`'s parameters, and the variant reads the uniform
-//!   ones there, as `K` does, from the kernel's parameter space instead of registers.
+//!   ones there, as `K` does, from the kernel's parameter space instead of registers. Coarsened
+//!   ([`Coarsening`]), each block runs a range of aggregated blocks in a loop, its threads meeting
+//!   between two, and a thread beyond the record's block size or returning goes to the loop's latch.
 //! - [`VariantKind::Thread`]: `K__klap_thread(params..., i32 x 12)`, the code of one child thread as a
 //!   device function, its index registers passed as arguments (the table's order), `byval` parameters
 //!   as plain pointers that it copies from. Only for a child whose threads need nothing of each other

@@ -42,6 +42,19 @@ mismatch(const char *fmt, ...) {
   }
 }
 
+// The checksum the programs print of the `n` words `got` (each step times 31 plus the word), and `report(k)`
+// for each word k that differs from `want[k]` (it records the mismatch, named as the program likes).
+template <class Report>
+static inline unsigned long long checksumWords(const unsigned *got, const unsigned *want, size_t n, Report report) {
+  unsigned long long checksum = 0;
+  for (size_t k = 0; k < n; ++k) {
+    checksum = checksum * 31 + got[k];
+    if (got[k] != want[k])
+      report(k);
+  }
+  return checksum;
+}
+
 // Final verdict and exit status of main.
 static inline int finish() {
   if (g_bad == 0) {

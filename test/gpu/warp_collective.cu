@@ -221,13 +221,11 @@ static void runWords(const char *name, const std::vector<unsigned> &want, unsign
   CK(cudaMemcpy(out.data(), dOut, S * sizeof(unsigned), cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(&launches, dLaunches, sizeof(unsigned), cudaMemcpyDeviceToHost));
 
-  unsigned long long checksum = 0;
-  for (int k = 0; k < S; ++k) {
-    checksum = checksum * 31 + out[k];
-    if (out[k] != want[k])
-      mismatch("%s parent %d thread slot %d word %d: %08x (want %08x)", name, k / (most * words),
-               (k / words) % most, k % words, out[k], want[k]);
-  }
+  unsigned long long checksum = checksumWords(out.data(), want.data(), S, [&](size_t i) {
+    int k = (int)i;
+    mismatch("%s parent %d thread slot %d word %d: %08x (want %08x)", name, k / (most * words), (k / words) % most,
+             k % words, out[k], want[k]);
+  });
   if (launches != wantLaunches)
     mismatch("%s launches %u (want %u)", name, launches, wantLaunches);
   std::printf("%s: launches=%u checksum=%llu\n", name, launches, checksum);
