@@ -5,8 +5,9 @@
 //! launched as written (and then aggregated, at `auto`).
 //!
 //! Where the launching grid is small (at most `SMALL_GRID_THREADS` threads) a larger child is serialized too (up to
-//! `serialize_small_grid_threshold` working threads): a grid that small leaves most of the GPU idle, so a
-//! child's parallelism gains less than its launch costs on the way of the grid's last thread. Measured on
+//! `serialize_small_grid_threshold` working threads, and as long as the grid's threads times the child's stay
+//! within `SMALL_GRID_SERIAL_WORK`): a grid that small leaves most of the GPU idle, so a child's parallelism
+//! gains less than its launch costs on the way of the grid's last thread. Measured on
 //! an H200: gc (2,003 parent threads) 1.25x and mstv (4,096) 1.15x faster at 1,024 than at 32, gc:rmat
 //! (65,536) best at 32 (BENCHMARKS.md, fourteenth session).
 //!
@@ -28,6 +29,14 @@ use crate::child::ChildVariants;
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, SMALL_GRID_THREADS};
+
+/// Where the launching grid is small, its threads serialize children of up to this many threads over the
+/// grid's threads (but no more than `serialize_small_grid_threshold`): grids of 4,096 threads (gc's, mstf's
+/// and mstv's) keep 1,024, the nested benchmark's 10,000 take 419, 16,384 take 256. There, with 1,024, half
+/// of the children (1,000 items a parent on average) ran in one thread each, 1.5x slower than grid
+/// granularity; bounded so, 1.65x to 2.2x faster than before and than grid (H200, BENCHMARKS.md,
+/// twenty-first session).
+const SMALL_GRID_SERIAL_WORK: u64 = 4096 * 1024;
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
 use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
@@ -258,7 +267,10 @@ impl Thresholds {
 
     fn describe(self) -> String {
         match self.small_grid {
-            Some(small) => format!("{} ({small} where the launching grid has at most {SMALL_GRID_THREADS} threads)", self.anywhere),
+            Some(small) => format!(
+                "{} ({small} where the launching grid has at most {SMALL_GRID_THREADS} threads and its threads times the child's are at most {SMALL_GRID_SERIAL_WORK})",
+                self.anywhere
+            ),
             None => format!("{}", self.anywhere),
         }
     }
@@ -332,16 +344,21 @@ fn serialize<'c>(
         }
         None => total,
     };
-    let threshold = match thresholds.small_grid {
+    let at_most = |limit: u64| b.build_int_compare(IntPredicate::ULE, work, i64t.const_int(limit, false), "").unwrap();
+    let small = match thresholds.small_grid {
         Some(small) => {
             let launching = launching_grid(module, &b);
             let launching = product_capped(module, &b, &launching, SMALL_GRID_THREADS);
             let few = b.build_int_compare(IntPredicate::ULE, launching, i64t.const_int(SMALL_GRID_THREADS, false), "").unwrap();
-            select(few, i64t.const_int(small, false), i64t.const_int(thresholds.anywhere, false))
+            // The serial work the small grid's threads take on together stays within SMALL_GRID_SERIAL_WORK
+            // (both factors are capped: the product cannot wrap).
+            let together = b.build_int_mul(work, launching, "").unwrap();
+            let within = b.build_int_compare(IntPredicate::ULE, together, i64t.const_int(SMALL_GRID_SERIAL_WORK, false), "").unwrap();
+            let in_small_grid = b.build_and(at_most(small), within, "").unwrap();
+            b.build_select(few, in_small_grid, at_most(thresholds.anywhere), "").unwrap().into_int_value()
         }
-        None => i64t.const_int(thresholds.anywhere, false),
+        None => at_most(thresholds.anywhere),
     };
-    let small = b.build_int_compare(IntPredicate::ULE, work, threshold, "").unwrap();
     let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, small, |b, _| run_serially(b));
     fallback.mark(SERIAL_FALLBACK);
     retire_single_launch_stream(module, site);

@@ -26,9 +26,11 @@
 ; AUTO-REMARK: launch of @child aggregated at grid granularity {{.*}}; per block where the launching grid has at most 16384 threads (checked at run time): every launch of its kernel is what serialization left for larger children; per block where the launching blocks have 1024 threads or more {{.*}} [KLAP200]
 ; AUTO-LABEL: define ptx_kernel void @parent(
 ; AUTO:         call ptr @__klap_grid_enter_per_block(i32 3,
-; AUTO:         [[FEW:%.*]] = icmp ule i64 {{.*}}, 16384
-; AUTO-NEXT:    [[THRESHOLD:%.*]] = select i1 [[FEW]], i64 1024, i64 32
-; AUTO-NEXT:    icmp ule i64 {{.*}}, [[THRESHOLD]]
+; AUTO:         [[FEW:%.*]] = icmp ule i64 [[LAUNCHING:%.*]], 16384
+; AUTO-NEXT:    mul i64 [[WORK:%.*]], [[LAUNCHING]]
+; AUTO-NEXT:    icmp ule i64 {{.*}}, 4194304
+; AUTO-NEXT:    icmp ule i64 [[WORK]], 1024
+; AUTO:         select i1 [[FEW]], i1
 ; AUTO:         call void @child__klap_serial(
 ; AUTO:         call ptr @__klap_scope_register(
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"

@@ -1,6 +1,7 @@
 ; Where the launching grid is small (at most 16384 threads) a larger child is serialized: up to
-; serialize-small-grid-threshold working threads, checked at run time from the launching grid's size;
-; elsewhere serialize-threshold holds. A constant child between the two thresholds is checked on the
+; serialize-small-grid-threshold working threads, and as long as the launching grid's threads times the
+; child's are at most 4194304, checked at run time from the launching grid's size; elsewhere
+; serialize-threshold holds. A constant child between the two thresholds is checked on the
 ; launching grid alone; one above both is launched, with a missed remark naming both.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=32;serialize-small-grid-threshold=1024;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
@@ -49,7 +50,7 @@ define ptx_kernel void @plain(ptr %out, i32 %k) {
   ret void
 }
 
-; REMARK: launch of @child serialized: the launching thread runs its working threads (those below its guard's bound) when there are at most 32 (1024 where the launching grid has at most 16384 threads) (checked at run time; larger ones are launched) [KLAP300]
+; REMARK: launch of @child serialized: the launching thread runs its working threads (those below its guard's bound) when there are at most 32 (1024 where the launching grid has at most 16384 threads and its threads times the child's are at most 4194304) (checked at run time; larger ones are launched) [KLAP300]
 ; OFF-REMARK: launch of @child serialized: the launching thread runs its working threads (those below its guard's bound) when there are at most 32 (checked at run time; larger ones are launched) [KLAP300]
 ; The launching grid's threads (block, then grid dimensions), capped past 16384, choose the threshold.
 ; CHECK-LABEL: define ptx_kernel void @guarded(
@@ -57,9 +58,13 @@ define ptx_kernel void @plain(ptr %out, i32 %k) {
 ; CHECK:         call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 ; CHECK:         call i32 @llvm.nvvm.read.ptx.sreg.nctaid.z()
 ; CHECK:         [[FEW:%.*]] = icmp ule i64 [[LAUNCHING:%.*]], 16384
-; CHECK-NEXT:    [[THRESHOLD:%.*]] = select i1 [[FEW]], i64 1024, i64 32
-; CHECK-NEXT:    [[SMALL:%.*]] = icmp ule i64 [[WORK]], [[THRESHOLD]]
-; CHECK:         br i1 [[SMALL]]
+; CHECK-NEXT:    [[TOGETHER:%.*]] = mul i64 [[WORK]], [[LAUNCHING]]
+; CHECK-NEXT:    [[WITHIN:%.*]] = icmp ule i64 [[TOGETHER]], 4194304
+; CHECK-NEXT:    [[UNDER:%.*]] = icmp ule i64 [[WORK]], 1024
+; CHECK-NEXT:    [[IN_SMALL:%.*]] = and i1 [[UNDER]], [[WITHIN]]
+; CHECK-NEXT:    [[ANYWHERE:%.*]] = icmp ule i64 [[WORK]], 32
+; CHECK-NEXT:    [[SMALL:%.*]] = select i1 [[FEW]], i1 [[IN_SMALL]], i1 [[ANYWHERE]]
+; CHECK-NEXT:    br i1 [[SMALL]]
 ; CHECK:         call void @child__klap_serial_in_bound(ptr %out, i32 %n, i32 %blocks, i32 1, i32 1, i32 256, i32 1, i32 1, i64 [[LIMIT]])
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; OFF-LABEL: define ptx_kernel void @guarded(
@@ -88,14 +93,17 @@ done:
   ret void
 }
 
-; REMARK: launch of @plain serialized: the launching thread runs its threads when there are at most 32 (1024 where the launching grid has at most 16384 threads) (checked at run time; larger ones are launched) [KLAP300]
+; REMARK: launch of @plain serialized: the launching thread runs its threads when there are at most 32 (1024 where the launching grid has at most 16384 threads and its threads times the child's are at most 4194304) (checked at run time; larger ones are launched) [KLAP300]
 ; OFF-REMARK: launch not serialized: the child grid has 512 threads, more than the threshold 32 [KLAP303]
-; A constant 512-thread child (no guard's bound to pass): run serially where the launching grid is small.
+; A constant 512-thread child (no guard's bound to pass): run serially where the launching grid is small
+; (8192 threads at most, for 512 x 8192 = 4194304).
 ; CHECK-LABEL: define ptx_kernel void @constant_between(
-; CHECK:         [[FEW:%.*]] = icmp ule i64 {{.*}}, 16384
-; CHECK-NEXT:    [[THRESHOLD:%.*]] = select i1 [[FEW]], i64 1024, i64 32
-; CHECK-NEXT:    [[SMALL:%.*]] = icmp ule i64 512, [[THRESHOLD]]
-; CHECK:         br i1 [[SMALL]]
+; CHECK:         [[FEW:%.*]] = icmp ule i64 [[LAUNCHING:%.*]], 16384
+; CHECK-NEXT:    [[TOGETHER:%.*]] = mul i64 512, [[LAUNCHING]]
+; CHECK-NEXT:    [[WITHIN:%.*]] = icmp ule i64 [[TOGETHER]], 4194304
+; CHECK-NEXT:    [[IN_SMALL:%.*]] = and i1 true, [[WITHIN]]
+; CHECK-NEXT:    [[SMALL:%.*]] = select i1 [[FEW]], i1 [[IN_SMALL]], i1 false
+; CHECK-NEXT:    br i1 [[SMALL]]
 ; CHECK:         call void @plain__klap_serial(ptr %out, i32 %n, i32 2, i32 1, i32 1, i32 256, i32 1, i32 1, i64 -1)
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; OFF-LABEL: define ptx_kernel void @constant_between(
@@ -120,7 +128,7 @@ done:
   ret void
 }
 
-; REMARK: launch not serialized: the child grid has 2048 threads, more than the threshold 32 (1024 where the launching grid has at most 16384 threads) [KLAP303]
+; REMARK: launch not serialized: the child grid has 2048 threads, more than the threshold 32 (1024 where the launching grid has at most 16384 threads and its threads times the child's are at most 4194304) [KLAP303]
 ; CHECK-LABEL: define ptx_kernel void @constant_above(
 ; CHECK-NOT:     @plain__klap_serial
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
