@@ -271,6 +271,8 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         // With as many blocks in every record, a block finds its record by a division, not a search.
         let blocks_per_record = cx.i32_type().const_int(blocks_per_record as u64, false).into();
         let (args, masked_return, latch) = if coarsen.is_some() {
+            hoist_fixed_allocas(&b, f, entry);
+            b.position_at_end(entry);
             let (args, done, latch) = coarsened_entry(module, runtime, &b, f, chunk, blocks_per_record, body);
             (args, done, Some(latch))
         } else {
@@ -1251,6 +1253,24 @@ pub fn hoist_allocas<'c>(b: &crate::llvm::Builder<'c>, body: crate::llvm::BasicB
             None => b.position_at_end(entry),
         }
         inst.move_to(b);
+    }
+}
+
+/// Moves every fixed-size stack slot of `f` outside `entry` to `entry`'s start: in a kernel whose body runs
+/// again in a loop (a looped chain's link, a coarsened child's block), a slot left in the body would be taken
+/// again on every turn, the stack growing with the loop.
+pub fn hoist_fixed_allocas<'c>(b: &crate::llvm::Builder<'c>, f: FunctionValue<'c>, entry: crate::llvm::BasicBlock<'c>) {
+    let slots: Vec<InstructionValue<'c>> = f
+        .instructions()
+        .into_iter()
+        .filter(|i| i.get_opcode() == InstructionOpcode::Alloca && i.block() != entry && i.operand(0).const_int().is_some())
+        .collect();
+    for slot in slots {
+        match entry.get_first_instruction() {
+            Some(first) => b.position_before(&first),
+            None => b.position_at_end(entry),
+        }
+        slot.move_to(b);
     }
 }
 

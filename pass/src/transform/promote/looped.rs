@@ -22,7 +22,7 @@
 //! function defined in another translation unit counts as a barrier.
 
 use crate::callgraph::CallGraph;
-use crate::child::{barrier_use, hoist_allocas, BarrierUse};
+use crate::child::{barrier_use, hoist_allocas, hoist_fixed_allocas, BarrierUse};
 use crate::llvm::{
     BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, Module,
     ModuleExt, ValueExt,
@@ -122,20 +122,7 @@ pub fn promote<'c>(
     let start = cx.prepend_basic_block(body, "klap.loop.start");
     let head = cx.insert_basic_block_after(start, "klap.loop.head");
     hoist_allocas(&b, body, start);
-    // Every fixed-size stack slot goes to the new entry, once: one left in the body would be taken again by
-    // every link, its stack growing with the chain.
-    let slots: Vec<InstructionValue<'c>> = f
-        .instructions()
-        .into_iter()
-        .filter(|i| i.get_opcode() == InstructionOpcode::Alloca && i.block() != start && i.operand(0).const_int().is_some())
-        .collect();
-    for slot in slots {
-        match start.get_first_instruction() {
-            Some(first) => b.position_before(&first),
-            None => b.position_at_end(start),
-        }
-        slot.move_to(&b);
-    }
+    hoist_fixed_allocas(&b, f, start);
     // Shared memory starts undefined: every thread stores the same 0, then a barrier, before any thread can
     // reach the launch.
     b.position_at_end(start);
