@@ -1182,15 +1182,13 @@ fn asm_needs_threads(text: &str) -> Option<&'static str> {
     ["match.", "redux", "activemask", "trap", "%smid", "%clock"].iter().any(|n| lower.contains(n)).then_some("uses the warp or the machine")
 }
 
-/// Moves the allocas a cloned kernel body starts with to the start of the variant's entry block, in their
-/// order: the kernel's stack objects stay static allocas.
 /// The entry of a coarsened aggregated variant, built at `b` (the end of `f`'s entry block): the block's
 /// range of aggregated blocks from the runtime, then a loop over it whose every turn enters one aggregated
 /// block (its record's arguments, or null where the thread is beyond the record's block size) and runs
 /// `body` where the thread is not. Returns the arguments of the turn's block (for `body`'s loads), the
 /// variant's one return (past the range's end), and the latch that every return of `body` must branch to
 /// once counted out of its block. No thread waits for another before the next turn's entry, a barrier
-/// every thread of the block reaches (the lanes of each warp together, see [`converged_barrier`]).
+/// every thread of the block reaches (the lanes of each warp together, see [`sync_warp_lanes`]).
 fn coarsened_entry<'c>(
     module: &Module<'c>,
     runtime: &Runtime<'c>,
@@ -1202,8 +1200,7 @@ fn coarsened_entry<'c>(
 ) -> (BasicValueEnum<'c>, InstructionValue<'c>, crate::llvm::BasicBlock<'c>) {
     let cx = module.get_context();
     let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
-    // The lanes of each warp, read where they all are: at the kernel's start.
-    let lanes = b.call_value(module.get_or_declare("llvm.nvvm.activemask", i32t.fn_type(&[], false)), &[]);
+    let lanes = warp_lanes(module, b);
     let range = b.call_value(runtime.get(RuntimeFn::ChildCoarseRange), &[chunk]).into_int_value();
     let first = b.build_int_truncate(range, i32t, "klap.coarse.first").unwrap();
     let end = b.build_int_truncate(b.build_right_shift(range, i64t.const_int(32, false), false, "").unwrap(), i32t, "klap.coarse.end").unwrap();
@@ -1231,8 +1228,7 @@ fn coarsened_entry<'c>(
     b.build_conditional_branch(more, next, done).unwrap();
 
     b.position_at_end(next);
-    let warp_sync = module.get_or_declare("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[i32t.into()], false));
-    b.call(warp_sync, &[lanes]);
+    sync_warp_lanes(module, b, lanes);
     let next_args = b.call_value(runtime.get(RuntimeFn::ChildNext), &[chunk, following.into(), blocks_per_record]);
     b.build_unconditional_branch(run).unwrap();
 
@@ -1243,6 +1239,22 @@ fn coarsened_entry<'c>(
     (args.as_basic_value(), ret, latch)
 }
 
+/// The lanes of the warp, read at `b`: where they all are, as at a kernel's start, for [`sync_warp_lanes`].
+pub fn warp_lanes<'c>(module: &Module<'c>, b: &Builder<'c>) -> BasicValueEnum<'c> {
+    b.call_value(module.get_or_declare("llvm.nvvm.activemask", module.get_context().i32_type().fn_type(&[], false)), &[])
+}
+
+/// `bar.warp.sync` over `lanes` ([`warp_lanes`]): lanes of a warp that reach it apart (from a loop body's
+/// returns) pass it together, so that ptxas sees them converged at the block's aligned barrier after it
+/// (a looped link's end, a coarsened child's next block).
+pub fn sync_warp_lanes<'c>(module: &Module<'c>, b: &Builder<'c>, lanes: BasicValueEnum<'c>) {
+    let cx = module.get_context();
+    let warp_sync = module.get_or_declare("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[cx.i32_type().into()], false));
+    b.call(warp_sync, &[lanes]);
+}
+
+/// Moves the allocas a cloned kernel body starts with to the start of the variant's entry block, in their
+/// order: the kernel's stack objects stay static allocas.
 pub fn hoist_allocas<'c>(b: &crate::llvm::Builder<'c>, body: crate::llvm::BasicBlock<'c>, entry: crate::llvm::BasicBlock<'c>) {
     let allocas: Vec<InstructionValue<'c>> =
         body.get_instructions().take_while(|i| i.get_opcode() == InstructionOpcode::Alloca).collect();

@@ -53,21 +53,18 @@ fn chunk_record_size(variant: &Variant, counted: &HashSet<FunctionValue>) -> u64
     variant.param_size | if counted.contains(&variant.function) { COUNT_THREADS } else { 0 }
 }
 
+/// `size` of every launch of `child` (a product of its grid's or its block's dimensions), where it is one
+/// constant for all of them.
+fn constant_over_launches<'c>(sites: &[LaunchSite<'c>], child: FunctionValue<'c>, size: impl Fn(&LaunchSite<'c>) -> Option<u64>) -> Option<u64> {
+    let mut launches = sites.iter().filter(|s| s.child == child).map(size);
+    let first = launches.next()??;
+    launches.all(|n| n == Some(first)).then_some(first)
+}
+
 /// The blocks of every launch of `child`, where each launches a grid of the same constant size (so
 /// that every record of its chunks has that many), else 0.
 fn constant_grid_blocks<'c>(sites: &[LaunchSite<'c>], child: FunctionValue<'c>) -> u32 {
-    let mut launches = sites.iter().filter(|s| s.child == child).map(|s| s.grid.constant_product());
-    match launches.next() {
-        Some(Some(first)) if first <= u32::MAX as u64 && launches.all(|n| n == Some(first)) => first as u32,
-        _ => 0,
-    }
-}
-
-/// The threads of every launch's block of `child`, where they are one constant.
-fn constant_block_threads<'c>(sites: &[LaunchSite<'c>], child: FunctionValue<'c>) -> Option<u64> {
-    let mut launches = sites.iter().filter(|s| s.child == child).map(|s| s.block.constant_product());
-    let first = launches.next()??;
-    launches.all(|n| n == Some(first)).then_some(first)
+    constant_over_launches(sites, child, |s| s.grid.constant_product()).and_then(|n| u32::try_from(n).ok()).unwrap_or(0)
 }
 
 /// Why a recognized launch is not aggregated, or None.
@@ -407,7 +404,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 
     let mut variants = ChildVariants::new(module, Some(&runtime));
     for &k in &children {
-        let wide = options.coarsen.one_warp_blocks && constant_block_threads(&model.sites, k).is_none_or(|n| n > 32);
+        let wide = options.coarsen.one_warp_blocks && constant_over_launches(&model.sites, k, |s| s.block.constant_product()).is_none_or(|n| n > 32);
         let asked = if wide { options.coarsen.off() } else { options.coarsen };
         let coarsen = variants.aggregated(k, &uniform[&k], constant_grid_blocks(&model.sites, k), asked).coarsen;
         if options.coarsen.on() {

@@ -29,6 +29,9 @@ use crate::child::ChildVariants;
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, SMALL_GRID_THREADS};
+use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
+use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
+use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
 
 /// Where the launching grid is small, its threads serialize children of up to this many threads over the
 /// grid's threads (but no more than `serialize_small_grid_threshold`): grids of 4,096 threads (gc's, mstf's
@@ -37,9 +40,6 @@ use crate::runtime::{IndexRegister, SMALL_GRID_THREADS};
 /// granularity; bounded so, 1.65x to 2.2x faster than before and than grid (H200, BENCHMARKS.md,
 /// twenty-first session).
 const SMALL_GRID_SERIAL_WORK: u64 = 4096 * 1024;
-use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
-use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
-use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
 
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
     if !model.nvptx || !options.serialize {

@@ -22,7 +22,7 @@
 //! function defined in another translation unit counts as a barrier.
 
 use crate::callgraph::CallGraph;
-use crate::child::{barrier_use, hoist_allocas, hoist_fixed_allocas, BarrierUse};
+use crate::child::{barrier_use, hoist_allocas, hoist_fixed_allocas, sync_warp_lanes, warp_lanes, BarrierUse};
 use crate::llvm::{
     BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, Module,
     ModuleExt, ValueExt,
@@ -129,7 +129,7 @@ pub fn promote<'c>(
     b.store_aligned(i32t.const_zero().into(), next, 4);
     barrier(module, &b);
     // The lanes of each warp, read where they all are: at the kernel's start.
-    let lanes = b.call_value(module.get_or_declare("llvm.nvvm.activemask", i32t.fn_type(&[], false)), &[]);
+    let lanes = warp_lanes(module, &b);
     let i64t = cx.i64_type();
     let started = switch.map(|_| b.call_value(module.get_or_declare("llvm.nvvm.read.ptx.sreg.globaltimer", i64t.fn_type(&[], false)), &[]).into_int_value());
     b.build_unconditional_branch(head).unwrap();
@@ -237,8 +237,7 @@ pub fn promote<'c>(
 fn latch_barrier<'c>(module: &Module<'c>, b: &crate::llvm::Builder<'c>, lanes: BasicValueEnum<'c>) {
     let cx = module.get_context();
     let i32t = cx.i32_type();
-    let warp_sync = module.get_or_declare("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[i32t.into()], false));
-    b.call(warp_sync, &[lanes]);
+    sync_warp_lanes(module, b, lanes);
     let sync = module.get_or_declare("llvm.nvvm.barrier.cta.sync.aligned.all", cx.void_type().fn_type(&[i32t.into()], false));
     b.call(sync, &[i32t.const_zero().into()]);
 }
