@@ -13,6 +13,7 @@
 #include "scope.cu"
 #include "lookup.cu"
 #include "promote.cu"
+#include "spawn.cu"
 #ifndef KLAP_RT_NO_LAUNCH
 #include "launch.cu"
 #include "malloc.cu"

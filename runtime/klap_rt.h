@@ -12,6 +12,7 @@
 //   launch.cu    the aggregated launch, the one-by-one fallback, the reclaim before a launch
 //   trace.cu     the reports of fallbacks (-klap-trace) and of lost launches
 //   malloc.cu    device-side cudaMalloc and cudaFree aggregated per warp (transform/malloc.rs)
+//   spawn.cu     SPAWN's controller: launch or run in the parent, from the child work in flight
 //
 // pass/build.rs compiles each part with clang-22 to NVPTX bitcode (no CUDA headers: clang builtins
 // only), links them into one module, and optimizes that as one unit, so that a helper one part
@@ -207,3 +208,10 @@ HELPER Chunk *load_chunk(Chunk **p);
 
 // lookup.cu: the chunk the calling aggregated block serves (after __klap_child_enter).
 HELPER Chunk *child_chunk();
+
+// spawn.cu (with -klap-spawn, else nothing): a registration's child blocks counted as queued; an aggregated
+// block's start (by thread 0 at aggregated block b's entry) and its end (by the thread completing it), timed
+// for a sample of the blocks.
+HELPER void spawn_queued(u32 blocks);
+HELPER void spawn_block_start(u32 b);
+HELPER void spawn_block_end();

@@ -99,6 +99,7 @@ INLINE char *enter_block(Chunk *c, u32 b, u32 blocks_per_record, bool coarse) {
       klap_child.threads = bx * by * bz;
       klap_child.exited = 0;
       klap_child.done = (u32 *)d - 8 * (r % group) + 7;
+      spawn_block_start(b);
       klap_child.grid_threads = grid_threads;
     }
   }
@@ -139,6 +140,7 @@ DEVICE char *__klap_child_next(Chunk *c, u32 b, u32 blocks_per_record) {
   if (tid_x() == 0) {
     set_child_index(b - klap_child.record_first, klap_child.grid[0], klap_child.grid[1], klap_child.grid[2]);
     klap_child.exited = 0;
+    spawn_block_start(b);
   }
   __syncthreads();
   return tid_x() < klap_child.threads ? klap_child.args : 0;
@@ -160,6 +162,7 @@ DEVICE void __klap_child_exit() {
   u32 n = __builtin_popcount(mask);
   if (n != klap_child.threads && (u32)__nvvm_atom_add_gen_i((int *)&klap_child.exited, (int)n) + n != klap_child.threads)
     return;
+  spawn_block_end();
   asm volatile("red.relaxed.gpu.add.u32 [%0], 1;" ::"l"(klap_child.done) : "memory");
 }
 

@@ -67,6 +67,7 @@ INLINE Taken take_records(Chunk *c, u32 peers, u32 blocks, u32 threads, u32 smem
       __nvvm_atom_max_gen_ui(&c->max_smem, most_smem);
     if (work)
       __nvvm_atom_add_gen_ll((long long *)&c->threads_total, (long long)work);
+    spawn_queued(total);
   }
   u32 lo = shfl_idx(peers, (u32)old, leader), hi = shfl_idx(peers, (u32)(old >> 32), leader);
   Taken t = {hi + rank, lo + before};

@@ -201,6 +201,25 @@ static cl::opt<unsigned> CoarsenSMThreadsOpt("klap-coarsen-sm-threads",
                                                       "every launch)"),
                                              cl::init(DefaultCoarsenSMThreads));
 
+static cl::opt<bool> SpawnOpt("klap-spawn",
+                             cl::desc("SPAWN's controller: at each launch of a child that serialization could run in "
+                                      "the launching thread, decide at run time from the child work in flight "
+                                      "(implies serialization)"),
+                             cl::init(false));
+// SPAWN's launch overhead (Equation 1) in clock cycles: about 2 us at sm_90's clocks, the order of a launch
+// from the device that klap aggregates. Not a measured optimum.
+static constexpr unsigned DefaultSpawnLaunchCycles = 4000;
+static cl::opt<unsigned> SpawnLaunchCyclesOpt("klap-spawn-launch-cycles",
+                                              cl::desc("The launch overhead, in clock cycles, SPAWN's controller "
+                                                       "counts for a launched child"),
+                                              cl::init(DefaultSpawnLaunchCycles));
+// The longest serial run the controller may choose: a bound on one thread's loop, whatever it estimates.
+static constexpr unsigned DefaultSpawnMaxThreads = 4096;
+static cl::opt<unsigned> SpawnMaxThreadsOpt("klap-spawn-max-threads",
+                                            cl::desc("The most working threads of a child SPAWN's controller may "
+                                                     "run in the launching thread"),
+                                            cl::init(DefaultSpawnMaxThreads));
+
 // One switch per step of the pipeline (plugin.rs), for finding which step a problem comes from.
 static cl::opt<bool> DisableNormalizeOpt("klap-disable-normalize", cl::desc("Skip klap's normalize step"),
                                          cl::init(false));
@@ -282,6 +301,10 @@ struct KlapRustOptions {
   // multiprocessor below which its launch does not go.
   uint32_t Coarsen = CoarsenUnset;
   uint32_t CoarsenSMThreads = DefaultCoarsenSMThreads;
+  // SPAWN's controller decides serialization at run time; its launch overhead and its longest serial run.
+  bool Spawn = false;
+  uint64_t SpawnLaunchCycles = DefaultSpawnLaunchCycles;
+  uint64_t SpawnMaxThreads = DefaultSpawnMaxThreads;
 };
 
 extern "C" {
@@ -475,6 +498,9 @@ KlapOptions optionsFromCommandLine() {
                            Twine(MaxCoarsenSMThreads) + ", not " + Twine(unsigned(CoarsenSMThreadsOpt)),
                        /*gen_crash_diag=*/false);
   O.Rust.CoarsenSMThreads = CoarsenSMThreadsOpt;
+  O.Rust.Spawn = SpawnOpt;
+  O.Rust.SpawnLaunchCycles = SpawnLaunchCyclesOpt;
+  O.Rust.SpawnMaxThreads = SpawnMaxThreadsOpt;
   return O;
 }
 
@@ -482,7 +508,8 @@ KlapOptions optionsFromCommandLine() {
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
 //      serialize-small-grid-threshold=N;warp-run-threshold=N;warp-run-grid-threads=N;max-registers=N;
 //      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
-//      promote-pool=N;coarsen=N;coarsen-sm-threads=N;no-inline-runtime>
+//      promote-pool=N;coarsen=N;coarsen-sm-threads=N;spawn;spawn-launch-cycles=N;spawn-max-threads=N;
+//      no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
   KlapOptions O = optionsFromCommandLine();
   while (!Params.empty()) {
@@ -563,6 +590,14 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
                                            Twine(MaxCoarsenSMThreads),
                                        inconvertibleErrorCode());
       O.Rust.CoarsenSMThreads = N;
+    } else if (P == "spawn") {
+      O.Rust.Spawn = true;
+    } else if (P.consume_front("spawn-launch-cycles=")) {
+      if (P.getAsInteger(10, O.Rust.SpawnLaunchCycles))
+        return make_error<StringError>("klap: spawn-launch-cycles needs a number", inconvertibleErrorCode());
+    } else if (P.consume_front("spawn-max-threads=")) {
+      if (P.getAsInteger(10, O.Rust.SpawnMaxThreads))
+        return make_error<StringError>("klap: spawn-max-threads needs a number", inconvertibleErrorCode());
     } else if (P == "no-inline-runtime") {
       O.Rust.InlineRuntime = false;
     } else if (P.consume_front("pool-mib=")) {
@@ -615,6 +650,12 @@ std::string toParams(const KlapOptions &O) {
     S += ";coarsen=" + std::to_string(O.Rust.Coarsen);
   if (O.Rust.CoarsenSMThreads != DefaultCoarsenSMThreads)
     S += ";coarsen-sm-threads=" + std::to_string(O.Rust.CoarsenSMThreads);
+  if (O.Rust.Spawn)
+    S += ";spawn";
+  if (O.Rust.SpawnLaunchCycles != DefaultSpawnLaunchCycles)
+    S += ";spawn-launch-cycles=" + std::to_string(O.Rust.SpawnLaunchCycles);
+  if (O.Rust.SpawnMaxThreads != DefaultSpawnMaxThreads)
+    S += ";spawn-max-threads=" + std::to_string(O.Rust.SpawnMaxThreads);
   return S;
 }
 

@@ -6,9 +6,10 @@
 use crate::child::Coarsening;
 use crate::llvm::{drop_handle, handle_ref, into_handle, register_callbacks, write_errs, Ctx, FunctionExt, ModuleExt, RawCtx, RegisterCallbacks};
 use crate::remarks::Remark;
+use crate::runtime::{Runtime, RuntimeFn};
 use crate::site::{self, LaunchModel};
 use crate::transform::promote::{self, Promotion};
-use crate::transform::{aggregate, block_reuse, devrt_stubs, malloc, normalize, read_only, registers, serialize, Granularity, Options};
+use crate::transform::{aggregate, block_reuse, devrt_stubs, malloc, normalize, read_only, registers, serialize, Granularity, Options, Spawn};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -134,6 +135,9 @@ pub struct RawOptions {
     inline_runtime: bool,
     coarsen: u32,
     coarsen_sm_threads: u32,
+    spawn: bool,
+    spawn_launch_cycles: u64,
+    spawn_max_threads: u64,
 }
 
 impl RawOptions {
@@ -152,7 +156,8 @@ impl RawOptions {
             skip_lone: self.skip_lone,
             pool_bytes: self.pool_bytes,
             trace: self.trace,
-            serialize: self.serialize || self.granularity == 4,
+            serialize: self.serialize || self.granularity == 4 || self.spawn,
+            spawn: self.spawn.then_some(Spawn { launch_cycles: self.spawn_launch_cycles, max_threads: self.spawn_max_threads }),
             serialize_threshold: self.serialize_threshold,
             serialize_warp: self.serialize_warp,
             serialize_small_grid_threshold: self.serialize_small_grid_threshold,
@@ -243,9 +248,23 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
         }
     }
     if changed {
+        link_spawn_controller(&module)?;
         registers::cap(&module, ctx, options);
     }
     Ok(changed)
+}
+
+/// Links SPAWN's controller where serialization called it and aggregation did not link the runtime (it had
+/// nothing to aggregate): no aggregated child times its blocks, so the thresholds decide.
+fn link_spawn_controller(module: &crate::llvm::Module<'static>) -> Result<(), String> {
+    let declared: Vec<RuntimeFn> = [RuntimeFn::SpawnSerial, RuntimeFn::SpawnRunStart, RuntimeFn::SpawnRunEnd]
+        .into_iter()
+        .filter(|f| module.get_function(&f.name()).is_some_and(|v| v.is_declaration()))
+        .collect();
+    if !declared.is_empty() {
+        Runtime::link_without_settings(module, &declared)?;
+    }
+    Ok(())
 }
 
 /// The launches of promoted kernels (the fallback launch as written, the promoted launch at the start)

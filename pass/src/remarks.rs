@@ -41,6 +41,7 @@ pub enum Remark {
     SerialChildLoops,
     SerialChildAtomics,
     WarpRun,
+    SpawnControlled,
     LastErrorFolded,
     BlockReused,
     ReuseStreamKept,
@@ -122,6 +123,7 @@ impl Remark {
             Remark::SerialChildLoops => "KLAP305",
             Remark::SerialChildAtomics => "KLAP306",
             Remark::WarpRun => "KLAP308",
+            Remark::SpawnControlled => "KLAP309",
             Remark::LastErrorFolded => "KLAP307",
             Remark::BlockReused => "KLAP310",
             Remark::ReuseStreamKept => "KLAP311",
@@ -197,6 +199,7 @@ impl Remark {
             | Remark::Aggregated
             | Remark::SingleLaunchStream
             | Remark::Serialized
+            | Remark::SpawnControlled
             | Remark::WarpRun
             | Remark::LastErrorFolded
             | Remark::MallocAggregated
@@ -216,7 +219,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
-            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::CalleeScope | Remark::AlreadyTransformed | Remark::Serialized | Remark::WarpRun | Remark::LastErrorFolded => "",
+            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::CalleeScope | Remark::AlreadyTransformed | Remark::Serialized | Remark::SpawnControlled | Remark::WarpRun | Remark::LastErrorFolded => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::BlockReused => "",

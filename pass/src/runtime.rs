@@ -130,6 +130,9 @@ pub enum RuntimeFn {
     PoolTakeLone,
     PoolWaitWord,
     PoolReleaseWord,
+    SpawnSerial,
+    SpawnRunStart,
+    SpawnRunEnd,
     IndexRegister(IndexRegister),
 }
 
@@ -223,6 +226,10 @@ const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
     (RuntimeFn::PoolTakeLone, "__klap_pool_take_lone", Ptr, &[Ptr]),
     (RuntimeFn::PoolWaitWord, "__klap_pool_wait_word", Ptr, &[I32]),
     (RuntimeFn::PoolReleaseWord, "__klap_pool_release_word", Void, &[Ptr, I32]),
+    // SPAWN's controller (runtime/spawn.cu): run a child in the launching thread or launch it.
+    (RuntimeFn::SpawnSerial, "__klap_spawn_serial", I1, &[I64, I64, I32, I1, I64]),
+    (RuntimeFn::SpawnRunStart, "__klap_spawn_run_start", I64, &[]),
+    (RuntimeFn::SpawnRunEnd, "__klap_spawn_run_end", Void, &[I64, I64]),
 ];
 
 impl RuntimeFn {
@@ -267,6 +274,8 @@ impl RuntimeFn {
 pub struct Settings {
     pub pool_bytes: u64,
     pub trace: bool,
+    /// SPAWN's controller is on (`-klap-spawn`): registrations and aggregated blocks feed it.
+    pub spawn: bool,
 }
 
 /// The runtime as linked into one module.
@@ -380,7 +389,7 @@ pub fn check_runtime(bitcode: &[u8]) -> Result<(), String> {
 }
 
 /// The runtime's settings as globals: the pool it hands records out of, `klap_pool`, its size
-/// `klap_pool_bytes`, and `klap_trace`. External until the runtime is linked against them.
+/// `klap_pool_bytes`, `klap_trace` and `klap_spawn`. External until the runtime is linked against them.
 fn define_settings<'c>(module: &Module<'c>, settings: &Settings) -> Vec<crate::llvm::GlobalValue<'c>> {
     const GLOBAL_ADDRSPACE: u16 = 1;
     let cx = module.get_context();
@@ -391,13 +400,18 @@ fn define_settings<'c>(module: &Module<'c>, settings: &Settings) -> Vec<crate::l
     let bytes = module.add_global(cx.i64_type(), Some(space), "klap_pool_bytes");
     bytes.set_initializer(&cx.i64_type().const_int(settings.pool_bytes, false));
     bytes.set_constant(true);
-    let trace = module.add_global(cx.i32_type(), Some(space), "klap_trace");
-    trace.set_initializer(&cx.i32_type().const_int(settings.trace as u64, false));
-    trace.set_constant(true);
-    for g in [pool, bytes, trace] {
+    let flag = |name: &str, on: bool| {
+        let g = module.add_global(cx.i32_type(), Some(space), name);
+        g.set_initializer(&cx.i32_type().const_int(on as u64, false));
+        g.set_constant(true);
+        g
+    };
+    let trace = flag("klap_trace", settings.trace);
+    let spawn = flag("klap_spawn", settings.spawn);
+    for g in [pool, bytes, trace, spawn] {
         g.set_alignment(16);
     }
-    vec![pool, bytes, trace]
+    vec![pool, bytes, trace, spawn]
 }
 
 #[cfg(test)]

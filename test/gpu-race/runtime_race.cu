@@ -17,6 +17,7 @@ extern "C" {
 __device__ char klap_pool[32 << 20];
 __device__ u64 klap_pool_bytes = 32 << 20;
 __device__ u32 klap_trace = 0;
+__device__ u32 klap_spawn = 0;
 }
 
 struct Args {

@@ -400,7 +400,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     }
     let eligible: Vec<&LaunchSite> = model.sites.iter().filter(|s| ineligible(s, options, &hazards).is_none()).collect();
     let uniform = uniform::analyze(module, &eligible, &children);
-    let runtime = Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace })?;
+    let runtime = Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace, spawn: options.spawn.is_some() })?;
 
     let mut variants = ChildVariants::new(module, Some(&runtime));
     for &k in &children {

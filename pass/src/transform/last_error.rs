@@ -24,7 +24,9 @@ pub fn enters_runtime(i: InstructionValue) -> bool {
     if let Some(text) = i.inline_asm_text() {
         return text.contains("call");
     }
-    i.called_function().is_none_or(|f| f.is_declaration() && !f.name().starts_with("llvm.") && !is_last_error_query(f))
+    // SPAWN's controller, declared until aggregation links it, only reads and counts (runtime/spawn.cu).
+    i.called_function()
+        .is_none_or(|f| f.is_declaration() && !f.name().starts_with("llvm.") && !f.name().starts_with("__klap_spawn_") && !is_last_error_query(f))
 }
 
 /// In a kernel with a serialized launch, a `cudaGetLastError` (or `cudaPeekAtLastError`) that no call

@@ -32,6 +32,15 @@ impl Granularity {
     }
 }
 
+/// SPAWN's controller (`-klap-spawn-launch-cycles`, `-klap-spawn-max-threads`).
+#[derive(Clone, Copy, Debug)]
+pub struct Spawn {
+    /// The launch overhead it counts for a launched child, in clock cycles.
+    pub launch_cycles: u64,
+    /// The most working threads of a child it may run in the launching thread.
+    pub max_threads: u64,
+}
+
 /// Every option of klap's transformations, as the command line or the pass's parameters set them.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -46,6 +55,8 @@ pub struct Options {
     pub serialize: bool,
     /// The most threads a child grid may have to be serialized.
     pub serialize_threshold: u64,
+    /// SPAWN's controller decides at run time whether a child is serialized (`-klap-spawn`; runtime/spawn.cu).
+    pub spawn: Option<Spawn>,
     /// Serialized children run by the launching warp together (child.rs, `warp_serial`).
     pub serialize_warp: bool,
     /// The most working threads a child grid may have to be serialized where the launching grid has at

@@ -23,12 +23,12 @@
 //! for this launch alone; a tail launch waits for the whole parent grid, and any other created stream
 //! orders it after other work: both are launched).
 
-use super::{last_error, Options};
+use super::{last_error, Options, Spawn};
 use crate::callgraph::CallGraph;
 use crate::child::ChildVariants;
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
-use crate::runtime::{IndexRegister, SMALL_GRID_THREADS};
+use crate::runtime::{IndexRegister, RuntimeFn, SMALL_GRID_THREADS};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
 use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
@@ -53,16 +53,27 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
     for site in &model.sites {
-        let runner = match kept(site, options, &variants, ctx) {
+        let runner = match kept(site, options, &variants) {
             Ok(runner) => runner,
             Err((remark, why)) => {
                 remark.emit(ctx, site.launch, &why);
                 continue;
             }
         };
+        // A child that costs more serialized than launched by the measurements behind these rules: SPAWN's
+        // controller may still take it once it has timed both ways (bfs:rmat's many one-neighbour children
+        // ran 1.4x faster serialized at threshold 32, bfs and sssp slower: it depends on the input).
+        let costly = match (worth_a_thread(site, &variants, ctx), options.spawn, runner) {
+            (None, ..) => None,
+            (Some(cost), Some(_), Runner::Thread) => Some(cost),
+            (Some((remark, why)), ..) => {
+                remark.emit(ctx, site.launch, &why);
+                continue;
+            }
+        };
         let serialized = match runner {
             Runner::Warp => by_warp(module, &entries, &mut variants, site, options, ctx),
-            Runner::Thread => in_thread(module, &entries, &mut variants, site, options, thresholds, ctx),
+            Runner::Thread => in_thread(module, &entries, &mut variants, site, options, thresholds, costly.map(|c| c.1), ctx),
         };
         // The launch made where the check at run time fails, if any.
         let Some(fallback) = serialized else { continue };
@@ -133,26 +144,43 @@ fn in_thread<'c>(
     site: &LaunchSite<'c>,
     options: &Options,
     thresholds: Thresholds,
+    costly: Option<String>,
     ctx: Ctx,
 ) -> Option<Option<InstructionValue<'c>>> {
     let constant = constant_threads(site);
     let bound = guard_value(site, variants);
-    let always = constant.is_some_and(|n| n <= thresholds.anywhere);
+    // Also under SPAWN's controller: asking it at every launch of bt's constant 2-thread children made bt 1.4x
+    // slower on an H200 (its loads on the launching thread's way; BENCHMARKS.md, twenty-second session).
+    let always = costly.is_none() && constant.is_some_and(|n| n <= thresholds.anywhere);
+    let most = options.spawn.map_or(0, |s| s.max_threads).max(thresholds.most());
     if let (false, None, Some(n)) = (always, bound, constant) {
-        if n > thresholds.most() {
-            Remark::SerialTooLarge.emit(ctx, site.launch, &format!("the child grid has {n} threads, more than the threshold {}", thresholds.describe()));
+        if n > most {
+            let threshold = match options.spawn {
+                Some(spawn) => format!("{} (SPAWN's controller's most)", spawn.max_threads),
+                None => thresholds.describe(),
+            };
+            Remark::SerialTooLarge.emit(ctx, site.launch, &format!("the child grid has {n} threads, more than the threshold {threshold}"));
             return None;
         }
     }
     let working = if bound.is_some() { "its working threads (those below its guard's bound)" } else { "its threads" };
-    let how = match constant {
-        Some(n) if always => format!("its {n} threads always"),
-        _ => format!("{working} when there are at most {} (checked at run time; larger ones are launched)", thresholds.describe()),
+    let until_timed = match &costly {
+        Some(why) => format!("launched ({why})"),
+        None => format!("at most {}", thresholds.describe()),
+    };
+    let how = match (constant, options.spawn) {
+        (Some(n), _) if always => format!("its {n} threads always"),
+        (_, Some(spawn)) => format!(
+            "{working} where SPAWN's controller estimates that sooner than a launch (decided at run time, at most {} threads; \
+             until a child block has been timed, {until_timed})",
+            spawn.max_threads
+        ),
+        (_, None) => format!("{working} when there are at most {} (checked at run time; larger ones are launched)", thresholds.describe()),
     };
     let stream = if site.stream == Stream::SingleLaunch { format!("; {SINGLE_LAUNCH_STREAM}") } else { String::new() };
     // With `serialize-warp`, the lanes of a warp that reach the launch together run their children
-    // together; the counts are below 2^bits (at most the threshold).
-    let bits = 64 - thresholds.most().leading_zeros();
+    // together; the counts are below 2^bits (at most the threshold, or the controller's most).
+    let bits = 64 - most.leading_zeros();
     let warp_serial = match options.serialize_warp {
         true => variants.warp_serial(site.child, bits),
         false => None,
@@ -163,14 +191,16 @@ fn in_thread<'c>(
         (true, false) => "; each thread alone (a parameter is by value or an aggregate: it cannot be shuffled between lanes)",
         _ => "",
     };
-    Remark::Serialized.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}{stream}{together}", site.child.name()));
+    let remark = if options.spawn.is_some() && !always { Remark::SpawnControlled } else { Remark::Serialized };
+    remark.emit(ctx, site.launch, &format!("launch of @{} serialized: the launching thread runs {how}{stream}{together}", site.child.name()));
     count(Statistic::SerializedLaunch, 1);
     let serial = match (warp_serial, bound) {
         (Some(f), _) => f,
         (None, Some(_)) => variants.serial_in_bound(site.child),
         (None, None) => variants.serial(site.child),
     };
-    Some(serialize(module, entries, serial, site, thresholds, always, bound))
+    let spawn = options.spawn.map(|s| (s, costly.is_none()));
+    Some(serialize(module, entries, serial, site, thresholds, always, bound, spawn))
 }
 
 /// Who runs a serialized child's threads.
@@ -184,7 +214,7 @@ enum Runner {
 }
 
 /// Who runs the child where the launch is serialized, or why it is launched.
-fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'_, 'c>, ctx: Ctx) -> Result<Runner, (Remark, String)> {
+fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'_, 'c>) -> Result<Runner, (Remark, String)> {
     if site.child.is_declaration() {
         return Err((Remark::SerialChildNotDefined, format!("@{} is defined in another translation unit", site.child.name())));
     }
@@ -223,6 +253,12 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
             }
         }
     };
+    Ok(runner)
+}
+
+/// Why the child's threads are worth a launch rather than a run one after another in the launching thread
+/// (measured: each has a loop of its own, or waits for an atomic's result), if they are.
+fn worth_a_thread<'c>(site: &LaunchSite<'c>, variants: &ChildVariants<'_, 'c>, ctx: Ctx) -> Option<(Remark, String)> {
     // Where the child or a function it calls has an instruction `has` accepts: " (in @f, which it calls)" or "".
     let found = |has: &dyn Fn(InstructionValue<'c>) -> bool| {
         let f = variants.reachable(site.child).into_iter().find(|f| !f.is_declaration() && f.instructions().into_iter().any(has))?;
@@ -232,19 +268,19 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
     // thread such children cost more than their launch (measured on an H100: sp, whose child loops over a
     // clause's literals, 1.82 ms serialized at threshold 32 against 0.70 aggregated per grid).
     if let Some(within) = found(&|i| ctx.loop_depth(i) > 0) {
-        return Err((Remark::SerialChildLoops, format!("each thread of @{} runs a loop{within}: it is worth a thread of its own", site.child.name())));
+        return Some((Remark::SerialChildLoops, format!("each thread of @{} runs a loop{within}: it is worth a thread of its own", site.child.name())));
     }
     // A child thread that waits for the result of an atomic (a round trip to memory it cannot go on
     // without): one after another in the launching thread those waits add up, launched they overlap
     // (measured on an H100: sssp, whose child's atomicMin decides whether the vertex is pushed, 1.68 ms
     // serialized at threshold 32 against 1.17 ms aggregated per grid; bfs's atomicCAS 0.52 against 0.45).
     if let Some(within) = found(&|i| matches!(i.get_opcode(), InstructionOpcode::AtomicRMW | InstructionOpcode::AtomicCmpXchg) && i.result().has_users()) {
-        return Err((
+        return Some((
             Remark::SerialChildAtomics,
             format!("each thread of @{} waits for the result of an atomic{within}: one after another in the launching thread those waits add up, launched they overlap", site.child.name()),
         ));
     }
-    Ok(runner)
+    None
 }
 
 /// The serialization thresholds: anywhere, and where the launching grid is small.
@@ -305,6 +341,7 @@ fn serialize<'c>(
     thresholds: Thresholds,
     always: bool,
     bound: Option<(BasicValueEnum<'c>, bool)>,
+    spawn: Option<(Spawn, bool)>,
 ) -> Option<InstructionValue<'c>> {
     let i64t = module.get_context().i64_type();
     let args = ArgValues::capture(module, site);
@@ -336,7 +373,8 @@ fn serialize<'c>(
         retire_single_launch_stream(module, site);
         return None;
     }
-    let total = product_capped(module, &b, &dims, thresholds.most());
+    let most = spawn.map_or(0, |(s, _)| s.max_threads).max(thresholds.most());
+    let total = product_capped(module, &b, &dims, most);
     let work = match bound {
         Some(_) => {
             let fewer = b.build_int_compare(IntPredicate::ULT, limit, total, "").unwrap();
@@ -359,10 +397,47 @@ fn serialize<'c>(
         }
         None => at_most(thresholds.anywhere),
     };
-    let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, small, |b, _| run_serially(b));
+    let (serial_here, timed) = match spawn {
+        Some((spawn, true)) => (spawn_decision(module, &b, spawn, &dims, work, small), Some(work)),
+        // A child the thresholds would not take: launched until timed.
+        Some((spawn, false)) => (spawn_decision(module, &b, spawn, &dims, work, module.get_context().bool_type().const_zero()), Some(work)),
+        None => (small, None),
+    };
+    let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, serial_here, |b, _| match timed {
+        Some(threads) => {
+            let started = b.call_value(spawn_entry(module, RuntimeFn::SpawnRunStart), &[]);
+            run_serially(b);
+            b.call(spawn_entry(module, RuntimeFn::SpawnRunEnd), &[started, threads.into()]);
+        }
+        None => run_serially(b),
+    });
     fallback.mark(SERIAL_FALLBACK);
     retire_single_launch_stream(module, site);
     Some(fallback)
+}
+
+/// SPAWN's decision at the builder (runtime/spawn.cu): whether the launching thread runs the child's `work`
+/// threads itself. `thresholds`: the thresholds' answer, which holds until the controller has timed a child
+/// block and a serialized run. Beyond `max_threads` working threads, launched.
+fn spawn_decision<'c>(module: &Module<'c>, b: &Builder<'c>, spawn: Spawn, dims: &[BasicValueEnum<'c>], work: IntValue<'c>, thresholds: IntValue<'c>) -> IntValue<'c> {
+    let cx = module.get_context();
+    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+    let blocks = product_capped(module, b, &dims[..3], u32::MAX as u64);
+    // A block of more than 1,024 threads fails to launch: capped so, the product still says so.
+    let block_threads = product_capped(module, b, &dims[3..], 1024);
+    let block_threads = b.build_int_truncate(block_threads, i32t, "").unwrap();
+    let launch_cycles = i64t.const_int(spawn.launch_cycles, false);
+    let args = [work.into(), blocks.into(), block_threads.into(), thresholds.into(), launch_cycles.into()];
+    let chosen = b.call_value(spawn_entry(module, RuntimeFn::SpawnSerial), &args).into_int_value();
+    let within = b.build_int_compare(IntPredicate::ULE, work, i64t.const_int(spawn.max_threads, false), "").unwrap();
+    b.build_and(chosen, within, "spawn.serial").unwrap()
+}
+
+/// An entry point of SPAWN's controller, declared: aggregation links it with the rest of the runtime, so that
+/// the aggregated children that time their blocks and the decisions share one state (plugin.rs links it
+/// where aggregation did not).
+fn spawn_entry<'c>(module: &Module<'c>, f: RuntimeFn) -> FunctionValue<'c> {
+    module.get_or_declare(&f.name(), f.signature(module.get_context()))
 }
 
 /// The launching grid's blockDim and gridDim (x, y, z), read at the builder.

@@ -527,7 +527,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         entries.retire_replaced(module);
         return Ok(!looped_sites.is_empty());
     }
-    let runtime = Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace })?;
+    let runtime = Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace, spawn: options.spawn.is_some() })?;
     let mut variants = ChildVariants::new(module, None);
     let promoted: Vec<(FunctionValue<'c>, FunctionValue<'c>)> = chosen
         .iter()
