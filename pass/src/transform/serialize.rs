@@ -48,7 +48,6 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     let mut variants = ChildVariants::new(module, None);
     let entries = CanonicalEntries::get(module);
     let mut changed = false;
-    let thresholds = Thresholds::of(options);
     // Per kernel with a serialized launch, the launches serialization left for larger children (where it
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
@@ -73,7 +72,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         };
         let serialized = match runner {
             Runner::Warp => by_warp(module, &entries, &mut variants, site, options, ctx),
-            Runner::Thread => in_thread(module, &entries, &mut variants, site, options, thresholds, costly.map(|c| c.1), ctx),
+            Runner::Thread => in_thread(module, &entries, &mut variants, site, options, costly.map(|c| c.1), ctx),
         };
         // The launch made where the check at run time fails, if any.
         let Some(fallback) = serialized else { continue };
@@ -143,10 +142,10 @@ fn in_thread<'c>(
     variants: &mut ChildVariants<'_, 'c>,
     site: &LaunchSite<'c>,
     options: &Options,
-    thresholds: Thresholds,
     costly: Option<String>,
     ctx: Ctx,
 ) -> Option<Option<InstructionValue<'c>>> {
+    let thresholds = Thresholds::of(options);
     let constant = constant_threads(site);
     let bound = guard_value(site, variants);
     // Also under SPAWN's controller: asking it at every launch of bt's constant 2-thread children made bt 1.4x
@@ -199,8 +198,8 @@ fn in_thread<'c>(
         (None, Some(_)) => variants.serial_in_bound(site.child),
         (None, None) => variants.serial(site.child),
     };
-    let spawn = options.spawn.map(|s| (s, costly.is_none()));
-    Some(serialize(module, entries, serial, site, thresholds, always, bound, spawn))
+    let rule = Rule { thresholds, always, bound, spawn: options.spawn.map(|s| (s, costly.is_none())) };
+    Some(serialize(module, entries, serial, site, rule))
 }
 
 /// Who runs a serialized child's threads.
@@ -332,17 +331,26 @@ fn guard_value<'c>(site: &LaunchSite<'c>, variants: &ChildVariants<'_, 'c>) -> O
     })
 }
 
+/// When a serialized launch runs in the launching thread.
+struct Rule<'c> {
+    thresholds: Thresholds,
+    /// The child's size is a constant within the threshold: no check.
+    always: bool,
+    /// The child's guard bound at the launch, and whether it compares signed (`guard_value`).
+    bound: Option<(BasicValueEnum<'c>, bool)>,
+    /// SPAWN's controller decides, and whether the thresholds' answer holds until it has timed a block.
+    spawn: Option<(Spawn, bool)>,
+}
+
 /// Replaces the launch of `site` by a call of `serial` (the child's serial or warp-serial variant).
 fn serialize<'c>(
     module: &Module<'c>,
     entries: &CanonicalEntries<'c>,
     serial: FunctionValue<'c>,
     site: &LaunchSite<'c>,
-    thresholds: Thresholds,
-    always: bool,
-    bound: Option<(BasicValueEnum<'c>, bool)>,
-    spawn: Option<(Spawn, bool)>,
+    rule: Rule<'c>,
 ) -> Option<InstructionValue<'c>> {
+    let Rule { thresholds, always, bound, spawn } = rule;
     let i64t = module.get_context().i64_type();
     let args = ArgValues::capture(module, site);
     let b = builder_before(module, site.launch);
