@@ -70,6 +70,13 @@ INLINE void set_child_index(u32 local, u32 gx, u32 gy, u32 gz) {
   klap_child.index[2] = iz;
 }
 
+// Once thread 0 has written the block's record (a barrier): its arguments, or null for a thread beyond the
+// record's block size (it runs nothing of it).
+INLINE char *record_args() {
+  __syncthreads();
+  return tid_x() < klap_child.threads ? klap_child.args : 0;
+}
+
 // An aggregated block's entry to aggregated block b, by every thread: the record's arguments, or null for a
 // thread beyond the record's block size (it runs nothing of it). `coarse`: the block goes on to the next
 // aggregated block after this one (it keeps the record's range).
@@ -103,8 +110,7 @@ INLINE char *enter_block(Chunk *c, u32 b, u32 blocks_per_record, bool coarse) {
       klap_child.grid_threads = grid_threads;
     }
   }
-  __syncthreads();
-  return tid_x() < klap_child.threads ? klap_child.args : 0;
+  return record_args();
 }
 
 // At the aggregated child's entry, by every thread: its block's record, as enter_block.
@@ -142,8 +148,7 @@ DEVICE char *__klap_child_next(Chunk *c, u32 b, u32 blocks_per_record) {
     klap_child.exited = 0;
     spawn_block_start(b);
   }
-  __syncthreads();
-  return tid_x() < klap_child.threads ? klap_child.args : 0;
+  return record_args();
 }
 
 // At the aggregated child's exit, by every thread that ran: the thread completing its block counts

@@ -288,29 +288,33 @@ INLINE bool block_chunks_fit(u32 groups, const u32 *sizes) {
 }
 
 INLINE Scope *grid_enter(u32 groups, const u32 *sizes, u32 per_block) {
-  bool one_block = grid_blocks() == 1;
-  bool small = (per_block & PER_BLOCK_IF_SMALL_GRID) && grid_blocks() * block_threads() <= SMALL_GRID_THREADS;
-  bool large_blocks = (per_block & PER_BLOCK_IF_LARGE_BLOCKS) && block_threads() >= LARGE_BLOCK_THREADS &&
-                      block_chunks_fit(groups, sizes);
-  if (one_block || small || large_blocks) {
-    if (tid_linear() == 0) {
-      setup_scope(&klap_block_scope, groups, sizes, one_block, (block_threads() + 31) / 32, 0);
-      klap_block_scope.block_only = !one_block;
-      // A grid of one warp has at most one launch per thread to gather where its threads launch once:
-      // fewer than an aggregated launch and its child's record lookup are worth (ccl's 2-thread parents
-      // launch one child each: 1.13x faster as written than aggregated on an H200, BENCHMARKS.md,
-      // fourteenth session). So each thread's first launch is made as written, and only the later
-      // ones of a thread that launches again (in a loop) are gathered.
-      if (one_block && block_threads() <= 32) {
-        klap_block_scope.first_launches_as_written = 1;
-        klap_first_launched = 0;
+  // Warp 0 decides and sets the scope up; the others only wait for it (a 1024-thread block's other 31 warps
+  // evaluated block_chunks_fit for nothing).
+  if (tid_linear() < 32) {
+    bool one_block = grid_blocks() == 1;
+    bool small = (per_block & PER_BLOCK_IF_SMALL_GRID) && grid_blocks() * block_threads() <= SMALL_GRID_THREADS;
+    bool large_blocks = (per_block & PER_BLOCK_IF_LARGE_BLOCKS) && block_threads() >= LARGE_BLOCK_THREADS &&
+                        block_chunks_fit(groups, sizes);
+    if (one_block || small || large_blocks) {
+      if (tid_linear() == 0) {
+        setup_scope(&klap_block_scope, groups, sizes, one_block, (block_threads() + 31) / 32, 0);
+        klap_block_scope.block_only = !one_block;
+        // A grid of one warp has at most one launch per thread to gather where its threads launch once:
+        // fewer than an aggregated launch and its child's record lookup are worth (ccl's 2-thread parents
+        // launch one child each: 1.13x faster as written than aggregated on an H200, BENCHMARKS.md,
+        // fourteenth session). So each thread's first launch is made as written, and only the later
+        // ones of a thread that launches again (in a loop) are gathered.
+        if (one_block && block_threads() <= 32) {
+          klap_block_scope.first_launches_as_written = 1;
+          klap_first_launched = 0;
+        }
+        klap_scope_ptr = &klap_block_scope;
       }
-      klap_scope_ptr = &klap_block_scope;
+    } else {
+      Scope *s = grid_table_scope(groups, sizes, active_mask());
+      if (tid_linear() == 0)
+        klap_scope_ptr = s;
     }
-  } else if (tid_linear() < 32) {
-    Scope *s = grid_table_scope(groups, sizes, active_mask());
-    if (tid_linear() == 0)
-      klap_scope_ptr = s;
   }
   __syncthreads();
   return klap_scope_ptr;
