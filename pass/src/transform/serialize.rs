@@ -170,7 +170,7 @@ fn in_thread<'c>(
     let how = match (constant, options.spawn) {
         (Some(n), _) if always => format!("its {n} threads always"),
         (_, Some(spawn)) => format!(
-            "{working} where SPAWN's controller estimates that sooner than a launch (decided at run time, at most {} threads; \
+            "{working} where SPAWN's controller estimates that sooner than a launch (decided at run time, at most {} threads or what the thresholds take; \
              until a child block has been timed, {until_timed})",
             spawn.max_threads
         ),
@@ -426,7 +426,7 @@ fn serialize<'c>(
 
 /// SPAWN's decision at the builder (runtime/spawn.cu): whether the launching thread runs the child's `work`
 /// threads itself. `thresholds`: the thresholds' answer, which holds until the controller has timed a child
-/// block and a serialized run. Beyond `max_threads` working threads, launched.
+/// block. Beyond `max_threads` working threads and what the thresholds take, launched.
 fn spawn_decision<'c>(module: &Module<'c>, b: &Builder<'c>, spawn: Spawn, dims: &[BasicValueEnum<'c>], work: IntValue<'c>, thresholds: IntValue<'c>) -> IntValue<'c> {
     let cx = module.get_context();
     let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
@@ -437,7 +437,9 @@ fn spawn_decision<'c>(module: &Module<'c>, b: &Builder<'c>, spawn: Spawn, dims: 
     let launch_cycles = i64t.const_int(spawn.launch_cycles, false);
     let args = [work.into(), blocks.into(), block_threads.into(), thresholds.into(), launch_cycles.into()];
     let chosen = b.call_value(spawn_entry(module, RuntimeFn::SpawnSerial), &args).into_int_value();
+    // Up to `max_threads` working threads, or as many as the thresholds take.
     let within = b.build_int_compare(IntPredicate::ULE, work, i64t.const_int(spawn.max_threads, false), "").unwrap();
+    let within = b.build_or(within, thresholds, "").unwrap();
     b.build_and(chosen, within, "spawn.serial").unwrap()
 }
 

@@ -6,7 +6,7 @@
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
-; REMARK-DAG: launch of @relax serialized: the launching thread runs its threads where SPAWN's controller estimates that sooner than a launch (decided at run time, at most 4096 threads; until a child block has been timed, launched (each thread of @relax waits for the result of an atomic: one after another in the launching thread those waits add up, launched they overlap)) [KLAP309]
+; REMARK-DAG: launch of @relax serialized: the launching thread runs its threads where SPAWN's controller estimates that sooner than a launch (decided at run time, at most 4096 threads or what the thresholds take; until a child block has been timed, launched (each thread of @relax waits for the result of an atomic: one after another in the launching thread those waits add up, launched they overlap)) [KLAP309]
 ; REMARK-DAG: launch of @count serialized: the launching thread runs its 16 threads always [KLAP300]
 ; CHECK-LABEL: define ptx_kernel void @launch_relax(
 ; CHECK:         call i1 @__klap_spawn_serial(i64 16, i64 1, i32 16, i1 false, i64 4000)

@@ -10,7 +10,7 @@
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;serialize;no-inline-runtime>' -S %s -o %t.off.ll
 ; RUN: FileCheck --check-prefix=OFF %s < %t.off.ll
 
-; REMARK: remark: {{.*}}launch of @child serialized: the launching thread runs its threads where SPAWN's controller estimates that sooner than a launch (decided at run time, at most 512 threads; until a child block has been timed, at most 32 (1024 where {{.*}})) [KLAP309]
+; REMARK: remark: {{.*}}launch of @child serialized: the launching thread runs its threads where SPAWN's controller estimates that sooner than a launch (decided at run time, at most 512 threads or what the thresholds take; until a child block has been timed, at most 32 (1024 where {{.*}})) [KLAP309]
 ; REMARK: remark: {{.*}}launch of @child serialized: the launching thread runs its 8 threads always [KLAP300]
 
 ; CHECK-DAG: @klap_spawn = internal addrspace(1) constant i32 1
@@ -18,7 +18,8 @@
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK:         [[THRESHOLDS:%.*]] = select i1 {{.*}}, i1 {{.*}}, i1
 ; CHECK:         [[ASKED:%.*]] = call i1 @__klap_spawn_serial(i64 [[WORK:%.*]], i64 [[BLOCKS:%.*]], i32 32, i1 [[THRESHOLDS]], i64 3000)
-; CHECK-NEXT:    [[WITHIN:%.*]] = icmp ule i64 [[WORK]], 512
+; CHECK-NEXT:    [[BOUND:%.*]] = icmp ule i64 [[WORK]], 512
+; CHECK-NEXT:    [[WITHIN:%.*]] = or i1 [[BOUND]], [[THRESHOLDS]]
 ; CHECK-NEXT:    [[SERIAL:%.*]] = and i1 [[ASKED]], [[WITHIN]]
 ; CHECK-NEXT:    br i1 [[SERIAL]]
 ; CHECK:         [[START:%.*]] = call i64 @__klap_spawn_run_start()
