@@ -509,10 +509,8 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let n = kernel.count_params() as usize;
         let f = warp_variant_function(module, kernel, "__klap_warp_serial", i64t.into());
         let intrinsic = |name: &str, ty: crate::llvm::FunctionType<'c>| module.get_or_declare(name, ty);
-        let activemask = intrinsic("llvm.nvvm.activemask", i32t.fn_type(&[], false));
         let lanemask_lt = intrinsic("llvm.nvvm.read.ptx.sreg.lanemask.lt", i32t.fn_type(&[], false));
         let ballot = intrinsic("llvm.nvvm.vote.ballot.sync", i32t.fn_type(&[i32t.into(), i1t.into()], false));
-        let warp_sync = intrinsic("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[i32t.into()], false));
         let shfl = intrinsic("llvm.nvvm.shfl.sync.idx.i32", i32t.fn_type(&[i32t.into(), i32t.into(), i32t.into(), i32t.into()], false));
         let popc = intrinsic("llvm.ctpop.i32", i32t.fn_type(&[i32t.into()], false));
         let ctlz = intrinsic("llvm.ctlz.i32", i32t.fn_type(&[i32t.into(), i1t.into()], false));
@@ -537,9 +535,10 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let fewer = b.build_int_compare(IntPredicate::ULT, limit, all, "").unwrap();
         let count64 = b.build_select(fewer, limit, all, "").unwrap().into_int_value();
         let count = b.build_int_truncate(count64, i32t, "count").unwrap();
-        let mask = call(&b, activemask, &[]);
+        let mask = warp_lanes(module, &b);
         // The lanes' writes before the launch are seen by every lane that runs a thread of their children.
-        b.call(warp_sync, &[mask.into()]);
+        sync_warp_lanes(module, &b, mask);
+        let mask = mask.into_int_value();
         let below = call(&b, lanemask_lt, &[]);
         // One ballot per bit of the counts: the sum over any set of lanes is the bits' popcounts, weighted.
         let slices: Vec<IntValue<'c>> = (0..bits)
@@ -666,7 +665,6 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let f = warp_variant_function(module, kernel, "__klap_warp_run", i1t.into());
         let intrinsic = |name: &str, ty: crate::llvm::FunctionType<'c>| module.get_or_declare(name, ty);
         let ballot = intrinsic("llvm.nvvm.vote.ballot.sync", i32t.fn_type(&[i32t.into(), i1t.into()], false));
-        let warp_sync = intrinsic("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[i32t.into()], false));
         let shfl = intrinsic("llvm.nvvm.shfl.sync.idx.i32", i32t.fn_type(&[i32t.into(), i32t.into(), i32t.into(), i32t.into()], false));
         let cttz = intrinsic("llvm.cttz.i32", i32t.fn_type(&[i32t.into(), i1t.into()], false));
         let laneid = intrinsic("llvm.nvvm.read.ptx.sreg.laneid", i32t.fn_type(&[], false));
@@ -694,7 +692,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let (params, _) = param_layout(module, kernel);
         let copies: Vec<Option<BasicValueEnum<'c>>> = params.iter().map(|param| param.byval.then(|| b.alloca_aligned(param.ty, param.align as u32))).collect();
         // The lanes' writes before their launches are seen by every lane that runs a thread of their children.
-        b.call(warp_sync, &[all.into()]);
+        sync_warp_lanes(module, &b, all.into());
         let owners = b.call_value(ballot, &[all.into(), p[n + 6]]).into_int_value();
         let lane = b.call_value(laneid, &[]).into_int_value();
         b.build_unconditional_branch(children).unwrap();
@@ -772,7 +770,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
         // The child's warp ends together, as a warp of its own would, before the next one starts.
         b.position_at_end(next);
-        b.call(warp_sync, &[all.into()]);
+        sync_warp_lanes(module, &b, all.into());
         let warp_next = b.build_int_add(warp_v, c32(1), "").unwrap();
         b.build_unconditional_branch(warps).unwrap();
         warp.add_incoming(&[(&c32(0), blocks), (&warp_next, next)]);
@@ -1239,14 +1237,16 @@ fn coarsened_entry<'c>(
     (args.as_basic_value(), ret, latch)
 }
 
-/// The lanes of the warp, read at `b`: where they all are, as at a kernel's start, for [`sync_warp_lanes`].
+/// The active lanes of the warp, read at `b` (`__activemask()`): where they all are, as at a kernel's start,
+/// for [`sync_warp_lanes`]; where they reach a launch together, the lanes that share its children's work.
 pub fn warp_lanes<'c>(module: &Module<'c>, b: &Builder<'c>) -> BasicValueEnum<'c> {
     b.call_value(module.get_or_declare("llvm.nvvm.activemask", module.get_context().i32_type().fn_type(&[], false)), &[])
 }
 
 /// `bar.warp.sync` over `lanes` ([`warp_lanes`]): lanes of a warp that reach it apart (from a loop body's
 /// returns) pass it together, so that ptxas sees them converged at the block's aligned barrier after it
-/// (a looped link's end, a coarsened child's next block).
+/// (a looped link's end, a coarsened child's next block, a reusing block's exit); and what each lane wrote
+/// before it, the others see after it (a warp's serialized or warp-run children).
 pub fn sync_warp_lanes<'c>(module: &Module<'c>, b: &Builder<'c>, lanes: BasicValueEnum<'c>) {
     let cx = module.get_context();
     let warp_sync = module.get_or_declare("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[cx.i32_type().into()], false));

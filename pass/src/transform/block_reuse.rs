@@ -41,7 +41,7 @@
 
 use super::Options;
 use crate::callgraph::CallGraph;
-use crate::child::{barrier_function, kernel_barriers, ChildVariants};
+use crate::child::{barrier_function, kernel_barriers, sync_warp_lanes, ChildVariants};
 use crate::llvm::{
     count, AddressSpace, AtomicOrdering, AtomicRMWBinOp, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt,
     FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt,
@@ -461,8 +461,7 @@ impl<'a, 'c> Parent<'a, 'c> {
             let some = b.build_int_sub(b.build_left_shift(self.i32(1), left, "").unwrap(), self.i32(1), "").unwrap();
             b.build_select(whole, self.i32(u32::MAX as u64), some, "warp.lanes").unwrap().into_int_value()
         };
-        let warp_sync = self.module.get_or_declare("llvm.nvvm.bar.warp.sync", cx.void_type().fn_type(&[i32t.into()], false));
-        b.call(warp_sync, &[lane_mask.into()]);
+        sync_warp_lanes(self.module, &b, lane_mask.into());
         b.build_unconditional_branch(wait).unwrap();
         let run = cx.append_basic_block(f, "klap.reuse.run");
         let records = cx.append_basic_block(f, "klap.reuse.records");

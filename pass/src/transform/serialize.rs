@@ -25,7 +25,7 @@
 
 use super::{last_error, Options, Spawn};
 use crate::callgraph::CallGraph;
-use crate::child::ChildVariants;
+use crate::child::{warp_lanes, ChildVariants};
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, RuntimeFn, SMALL_GRID_THREADS};
@@ -509,8 +509,7 @@ fn run_by_warp<'c>(
     let launching: Vec<BasicValueEnum<'c>> = launching_grid(module, &b);
     let launching = product_capped(module, &b, &launching, grid_threads);
     let busy = b.build_int_compare(IntPredicate::UGE, launching, i64t.const_int(grid_threads, false), "grid.large").unwrap();
-    let activemask = module.get_or_declare("llvm.nvvm.activemask", i32t.fn_type(&[], false));
-    let mask = b.call_value(activemask, &[]).into_int_value();
+    let mask = warp_lanes(module, &b).into_int_value();
     let whole = b.build_int_compare(IntPredicate::EQ, mask, i32t.const_all_ones(), "warp.whole").unwrap();
     let whole = b.build_and(whole, busy, "").unwrap();
     let mut call_args = child_arguments(module, site, &args, &b);
