@@ -59,12 +59,14 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 continue;
             }
         };
-        // A child that costs more serialized than launched by the measurements behind these rules: SPAWN's
-        // controller may still take it once it has timed both ways (bfs:rmat's many one-neighbour children
-        // ran 1.4x faster serialized at threshold 32, bfs and sssp slower: it depends on the input).
+        // A child whose threads wait for an atomic's result costs more serialized than launched by the
+        // measurements behind that rule, but not on every input: SPAWN's controller may still take it once it
+        // has timed it (bfs:rmat's many one-neighbour children ran 1.4x faster serialized at threshold 32, bfs and
+        // sssp slower). Not a child with a loop: the serial variant in the parent alone (64 registers where sp's
+        // parent had 48) made sp 1.25x slower, whatever was decided (BENCHMARKS.md, twenty-second session).
         let costly = match (worth_a_thread(site, &variants, ctx), options.spawn, runner) {
             (None, ..) => None,
-            (Some(cost), Some(_), Runner::Thread) => Some(cost),
+            (Some(cost), Some(_), Runner::Thread) if cost.0 == Remark::SerialChildAtomics => Some(cost),
             (Some((remark, why)), ..) => {
                 remark.emit(ctx, site.launch, &why);
                 continue;

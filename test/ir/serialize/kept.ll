@@ -3,6 +3,10 @@
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
+; SPAWN's controller takes none of them either (a child with a loop stays launched: KLAP305).
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;spawn;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.spawn.ll 2>%t.spawn.remarks
+; RUN: FileCheck %s < %t.spawn.ll
+; RUN: FileCheck --check-prefix=REMARK %s < %t.spawn.remarks
 
 ; REMARK-DAG: launch not serialized: a launch into a tail stream is ordered after other work: it is launched [KLAP302]
 ; REMARK-DAG: launch not serialized: the threads of @with_barrier cannot run one by one, nor a warp at a time: it waits at a barrier [KLAP301]

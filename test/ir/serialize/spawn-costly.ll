@@ -1,6 +1,6 @@
-; Under SPAWN's controller a child the measured rules would launch (its threads wait for an atomic's result,
-; KLAP306; or run a loop, KLAP305) is left to the controller: launched until it has timed a child block (the
-; thresholds' answer is false), then serialized where its estimate says so. A constant
+; Under SPAWN's controller a child the measured rule would launch because its threads wait for an atomic's
+; result (KLAP306) is left to the controller: launched until it has timed a child block (the thresholds' answer
+; is false), then serialized where its estimate says so (a child with a loop is not: kept.ll). A constant
 ; size within the threshold asks too (the rule says launch).
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;spawn;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
