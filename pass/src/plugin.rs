@@ -248,19 +248,18 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
         }
     }
     if changed {
-        link_spawn_controller(&module)?;
+        link_declared_runtime(&module)?;
         registers::cap(&module, ctx, options);
     }
     Ok(changed)
 }
 
-/// Links SPAWN's controller where serialization called it and aggregation did not link the runtime (it had
-/// nothing to aggregate): no aggregated child times its blocks, so the thresholds decide.
-fn link_spawn_controller(module: &crate::llvm::Module<'static>) -> Result<(), String> {
-    let declared: Vec<RuntimeFn> = [RuntimeFn::SpawnSerial, RuntimeFn::SpawnRunStart, RuntimeFn::SpawnRunEnd]
-        .into_iter()
-        .filter(|f| module.get_function(&f.name()).is_some_and(|v| v.is_declaration()))
-        .collect();
+/// Links the runtime's entry points a step called but left to a later one to link, where none did: SPAWN's
+/// controller, which serialization declares for aggregation to link with the rest of the runtime, where
+/// aggregation had nothing to aggregate (no aggregated child times its blocks, so the thresholds decide).
+fn link_declared_runtime(module: &crate::llvm::Module<'static>) -> Result<(), String> {
+    let declared: Vec<RuntimeFn> =
+        RuntimeFn::all().into_iter().filter(|f| module.get_function(&f.name()).is_some_and(|v| v.is_declaration())).collect();
     if !declared.is_empty() {
         Runtime::link_without_settings(module, &declared)?;
     }

@@ -153,7 +153,8 @@ fn in_thread<'c>(
     // Also under SPAWN's controller: asking it at every launch of bt's constant 2-thread children made bt 1.4x
     // slower on an H200 (its loads on the launching thread's way; BENCHMARKS.md, twenty-second session).
     let always = costly.is_none() && constant.is_some_and(|n| n <= thresholds.anywhere);
-    let most = options.spawn.map_or(0, |s| s.max_threads).max(thresholds.most());
+    let rule = Rule { thresholds, always, bound, spawn: options.spawn.map(|s| (s, costly.is_none())) };
+    let most = rule.most();
     if let (false, None, Some(n)) = (always, bound, constant) {
         if n > most {
             let threshold = match options.spawn {
@@ -200,7 +201,6 @@ fn in_thread<'c>(
         (None, Some(_)) => variants.serial_in_bound(site.child),
         (None, None) => variants.serial(site.child),
     };
-    let rule = Rule { thresholds, always, bound, spawn: options.spawn.map(|s| (s, costly.is_none())) };
     Some(serialize(module, entries, serial, site, rule))
 }
 
@@ -344,6 +344,13 @@ struct Rule<'c> {
     spawn: Option<(Spawn, bool)>,
 }
 
+impl Rule<'_> {
+    /// The most working threads a serialized run may have: the thresholds' or the controller's.
+    fn most(&self) -> u64 {
+        self.spawn.map_or(0, |(s, _)| s.max_threads).max(self.thresholds.most())
+    }
+}
+
 /// Replaces the launch of `site` by a call of `serial` (the child's serial or warp-serial variant).
 fn serialize<'c>(
     module: &Module<'c>,
@@ -352,6 +359,7 @@ fn serialize<'c>(
     site: &LaunchSite<'c>,
     rule: Rule<'c>,
 ) -> Option<InstructionValue<'c>> {
+    let most = rule.most();
     let Rule { thresholds, always, bound, spawn } = rule;
     let i64t = module.get_context().i64_type();
     let args = ArgValues::capture(module, site);
@@ -383,7 +391,6 @@ fn serialize<'c>(
         retire_single_launch_stream(module, site);
         return None;
     }
-    let most = spawn.map_or(0, |(s, _)| s.max_threads).max(thresholds.most());
     let total = product_capped(module, &b, &dims, most);
     let work = match bound {
         Some(_) => {
@@ -408,9 +415,11 @@ fn serialize<'c>(
         None => at_most(thresholds.anywhere),
     };
     let (serial_here, timed) = match spawn {
-        Some((spawn, true)) => (spawn_decision(module, &b, spawn, &dims, work, small), Some(work)),
-        // A child the thresholds would not take: launched until timed.
-        Some((spawn, false)) => (spawn_decision(module, &b, spawn, &dims, work, module.get_context().bool_type().const_zero()), Some(work)),
+        Some((spawn, thresholds_hold)) => {
+            // A child the thresholds would not take: launched until timed.
+            let until_timed = if thresholds_hold { small } else { module.get_context().bool_type().const_zero() };
+            (spawn_decision(module, &b, spawn, &dims, work, until_timed), Some(work))
+        }
         None => (small, None),
     };
     let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, serial_here, |b, _| match timed {
