@@ -90,17 +90,25 @@ INLINE char *write_record(Chunk *c, Taken t, u32 gx, u32 gy, u32 gz, u32 bx, u32
 ACCESSOR char *__klap_record_args(char *tagged) { return (char *)((u64)tagged & ~1ull); }
 ACCESSOR bool __klap_record_first(char *tagged) { return (u64)tagged & 1; }
 
+// Whether a launch of this grid and block may take a record: the device runtime accepts it (CUDA's limits
+// on sm_90), and its blocks fit a record's 32-bit count. One it refuses is made as written, and fails as it
+// would have (an aggregated block runs a block of any shape: a record would run a child that never ran,
+// and one of no blocks would never finish).
+INLINE bool launch_accepted(u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz) {
+  return gx - 1 < 0x7fffffffu && gy - 1 < 65535 && gz - 1 < 65535 && bx - 1 < 1024 && by - 1 < 1024 && bz - 1 < 64 &&
+         bx * by * bz <= 1024 && (u64)gx * gy * gz <= 0x7fffffffu;
+}
+
 // Registers one launch of a warp scope; returns where its argument record goes, or null (no chunk, or
 // the chunk is full): the caller then makes the original launch.
 DEVICE char *__klap_register(Chunk *c, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem) {
   if (!c)
     return 0;
-  u32 blocks = gx * gy * gz;
-  // A launch of no blocks takes no record (no block of it would ever finish): it is made as written,
-  // and fails as it would have.
-  u32 peers = __nvvm_match_any_sync_i64(active_mask(), blocks ? (long long)c : 0);
-  if (!blocks)
+  bool accepted = launch_accepted(gx, gy, gz, bx, by, bz);
+  u32 peers = __nvvm_match_any_sync_i64(active_mask(), accepted ? (long long)c : 0);
+  if (!accepted)
     return 0;
+  u32 blocks = gx * gy * gz;
   Taken t = take_records(c, peers, blocks, bx * by * bz, smem);
   if (t.record >= c->capacity) {
     trace("klap: chunk full (%u records of capacity %u); launch made as written\n", t.record + 1, c->capacity);
@@ -157,10 +165,11 @@ INLINE Chunk *scope_current(Scope *s, u32 g, u32 lanes, Chunk *full) {
 DEVICE char *__klap_scope_register(Scope *s, u32 g, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem) {
   if (!s || (s->first_launches_as_written && first_launch()))
     return 0;
-  u32 blocks = gx * gy * gz;
-  u32 live = __nvvm_vote_ballot_sync(active_mask(), blocks != 0);
-  if (!blocks)
+  bool accepted = launch_accepted(gx, gy, gz, bx, by, bz);
+  u32 live = __nvvm_vote_ballot_sync(active_mask(), accepted);
+  if (!accepted)
     return 0; // as in __klap_register
+  u32 blocks = gx * gy * gz;
   Chunk *full = 0;
   for (;;) {
     u32 leader = __builtin_ctz(live);

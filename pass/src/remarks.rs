@@ -40,6 +40,7 @@ pub enum Remark {
     SerialChildNotDefined,
     SerialChildLoops,
     SerialChildAtomics,
+    SerialConfigRefused,
     WarpRun,
     SpawnControlled,
     LastErrorFolded,
@@ -122,6 +123,7 @@ impl Remark {
             Remark::SerialChildNotDefined => "KLAP304",
             Remark::SerialChildLoops => "KLAP305",
             Remark::SerialChildAtomics => "KLAP306",
+            Remark::SerialConfigRefused => "KLAP318",
             Remark::WarpRun => "KLAP308",
             Remark::SpawnControlled => "KLAP309",
             Remark::LastErrorFolded => "KLAP307",
@@ -248,7 +250,8 @@ impl Remark {
             | Remark::SerialTooLarge
             | Remark::SerialChildNotDefined
             | Remark::SerialChildLoops
-            | Remark::SerialChildAtomics => {
+            | Remark::SerialChildAtomics
+            | Remark::SerialConfigRefused => {
                 "launch not serialized: "
             }
             Remark::NotNormalized => "V1 launch left in the V1 form: ",

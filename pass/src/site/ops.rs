@@ -14,8 +14,8 @@ use super::abi::{cdp2_symbol, classify_stream_call, Abi, EntryKind, Stream, Stre
 use super::{DimForm, Dim3, LaunchSite, WriteKind};
 use crate::llvm::{
     AddressSpace, BasicBlock, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionType,
-    FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntValue, Linkage, Module, ModuleExt, NullTest,
-    PointerValue, StructType, ValueExt, SHARED_SPACE,
+    FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt,
+    NullTest, PointerValue, StructType, ValueExt, SHARED_SPACE,
 };
 
 /// `cudaErrorMemoryAllocation`: what the launch expression yields when no parameter buffer was had.
@@ -140,6 +140,99 @@ pub fn dim3_fields<'c>(module: &Module<'c>, b: &Builder<'c>, dim: &Dim3<'c>) -> 
     }
     let v = dim3_value(module, b, dim).into_struct_value();
     [0, 1, 2].map(|i| b.build_extract_value(v, i, "").expect("a dim3 field"))
+}
+
+/// CUDA's limits on a launch's configuration (sm_90): the most of each grid and block dimension, of a block's
+/// threads, and of dynamic shared memory where the host did not opt the kernel in to more.
+const GRID_MAX: [u64; 3] = [0x7fff_ffff, 65535, 65535];
+const BLOCK_MAX: [u64; 3] = [1024, 1024, 64];
+const BLOCK_MAX_THREADS: u64 = 1024;
+const DEFAULT_DYNAMIC_SMEM_MAX: u64 = 48 << 10;
+
+/// What can be said here of whether the device runtime accepts a launch's configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigVerdict {
+    /// Constant, and within CUDA's limits.
+    Accepted,
+    /// Constant, and refused: why.
+    Refused(String),
+    /// A part of it is known only at run time.
+    AtRunTime,
+}
+
+/// The verdict on the launch's grid, block and (with `smem`) dynamic shared memory.
+pub fn constant_config(site: &LaunchSite, smem: bool) -> ConfigVerdict {
+    let constant = |d: &Dim3| -> Option<[u64; 3]> {
+        let f = |i: usize| d.fields[i].and_then(|v| v.const_int());
+        Some([f(0)?, f(1)?, f(2)?])
+    };
+    let (Some(grid), Some(block)) = (constant(&site.grid), constant(&site.block)) else {
+        return ConfigVerdict::AtRunTime;
+    };
+    let names = ["x", "y", "z"];
+    for (what, dims, max) in [("grid", grid, GRID_MAX), ("block", block, BLOCK_MAX)] {
+        for i in 0..3 {
+            if dims[i] == 0 {
+                return ConfigVerdict::Refused(format!("its {what} {} is 0", names[i]));
+            }
+            if dims[i] > max[i] {
+                return ConfigVerdict::Refused(format!("its {what} {} is {}, above {}", names[i], dims[i], max[i]));
+            }
+        }
+    }
+    let threads = block.iter().product::<u64>();
+    if threads > BLOCK_MAX_THREADS {
+        return ConfigVerdict::Refused(format!("its block has {threads} threads, above {BLOCK_MAX_THREADS}"));
+    }
+    if smem {
+        match site.smem.const_int() {
+            Some(bytes) if bytes > DEFAULT_DYNAMIC_SMEM_MAX => {
+                return ConfigVerdict::Refused(format!(
+                    "it asks for {bytes} bytes of dynamic shared memory, above the {DEFAULT_DYNAMIC_SMEM_MAX} a kernel has unless its host opts it in"
+                ))
+            }
+            Some(_) => {}
+            None => return ConfigVerdict::AtRunTime,
+        }
+    }
+    ConfigVerdict::Accepted
+}
+
+/// Whether the device runtime accepts a launch of these dimensions (and, where given, dynamic shared memory
+/// `smem`), at the builder: constant where they are. A transformation that runs a child without launching it
+/// does so only where this holds, so that a launch that would fail is still made, and fails as written.
+pub fn config_accepted<'c>(
+    module: &Module<'c>,
+    b: &Builder<'c>,
+    grid: &[IntValue<'c>; 3],
+    block: &[IntValue<'c>; 3],
+    smem: Option<IntValue<'c>>,
+) -> IntValue<'c> {
+    let cx = module.get_context();
+    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+    let cmp = |p, a: IntValue<'c>, c: IntValue<'c>| b.build_int_compare(p, a, c, "").unwrap();
+    // The checks of constant dimensions fold to true: left out.
+    let and = |a: IntValue<'c>, c: IntValue<'c>| match (a.get_zero_extended_constant(), c.get_zero_extended_constant()) {
+        (_, Some(1)) => a,
+        (Some(1), _) => c,
+        _ => b.build_and(a, c, "").unwrap(),
+    };
+    let mut ok = cx.bool_type().const_all_ones();
+    for (dims, max) in [(grid, GRID_MAX), (block, BLOCK_MAX)] {
+        for (d, m) in dims.iter().zip(max) {
+            ok = and(ok, cmp(IntPredicate::NE, *d, i32t.const_zero()));
+            ok = and(ok, cmp(IntPredicate::ULE, *d, i32t.const_int(m, false)));
+        }
+    }
+    // Each dimension within its limit: the product fits in 64 bits.
+    let wide = |v: IntValue<'c>| b.build_int_z_extend(v, i64t, "").unwrap();
+    let threads = b.build_int_mul(b.build_int_mul(wide(block[0]), wide(block[1]), "").unwrap(), wide(block[2]), "").unwrap();
+    ok = and(ok, cmp(IntPredicate::ULE, threads, i64t.const_int(BLOCK_MAX_THREADS, false)));
+    if let Some(bytes) = smem {
+        let bytes = b.build_int_z_extend_or_bit_cast(bytes, i64t, "").unwrap();
+        ok = and(ok, cmp(IntPredicate::ULE, bytes, i64t.const_int(DEFAULT_DYNAMIC_SMEM_MAX, false)));
+    }
+    ok
 }
 
 /// A block's variable of klap's own in shared memory, `name`, internal to the module, of `undef`'s type (shared

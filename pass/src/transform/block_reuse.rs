@@ -50,7 +50,7 @@ use crate::llvm::{
 use crate::remarks::Remark;
 use crate::runtime::IndexRegister;
 use crate::site::abi::Stream;
-use crate::site::ops::{builder_before, dim3_fields, guarded_replace, shared_variable, ArgValues, CanonicalEntries};
+use crate::site::ops::{builder_before, config_accepted, dim3_fields, guarded_replace, shared_variable, ArgValues, CanonicalEntries};
 use crate::site::{param_layout, LaunchModel, LaunchSite};
 use std::collections::HashMap;
 
@@ -379,14 +379,9 @@ impl<'a, 'c> Parent<'a, 'c> {
             let whole_warps = cmp(IntPredicate::EQ, b.build_and(threads, self.i64(31), "").unwrap(), self.i64(0));
             and(cmp(IntPredicate::ULT, threads, parent), whole_warps)
         };
-        let mut ok = b.build_or(cmp(IntPredicate::EQ, threads, parent), fewer_warps, "").unwrap();
-        // What a launch checks of its configuration: a launch that would fail is made, and fails.
-        for (v, max) in [(grid[0], 0x7fff_ffff), (grid[1], 65535), (grid[2], 65535), (block[2], 64)] {
-            ok = and(ok, cmp(IntPredicate::ULE, v, self.i32(max)));
-        }
-        for v in grid.iter().chain(&block) {
-            ok = and(ok, cmp(IntPredicate::NE, *v, self.i32(0)));
-        }
+        let fits = b.build_or(cmp(IntPredicate::EQ, threads, parent), fewer_warps, "").unwrap();
+        // A launch that would fail is made, and fails.
+        let mut ok = and(fits, config_accepted(module, &b, &grid, &block, None));
         let smem = site.smem.into_int_value();
         if smem.get_zero_extended_constant() != Some(0) {
             ok = and(ok, cmp(IntPredicate::ULE, smem, self.sreg(&b, "dynamic_smem_size")));

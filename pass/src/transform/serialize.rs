@@ -30,7 +30,10 @@ use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, 
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, RuntimeFn, SMALL_GRID_THREADS};
 use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
-use crate::site::ops::{builder_before, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace, retire_single_launch_stream, ArgValues, CanonicalEntries};
+use crate::site::ops::{
+    builder_before, config_accepted, constant_config, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace,
+    retire_single_launch_stream, ArgValues, CanonicalEntries, ConfigVerdict,
+};
 use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
 
 /// Where the launching grid is small, its threads serialize children of up to this many threads over the
@@ -152,7 +155,9 @@ fn in_thread<'c>(
     let bound = guard_value(site, variants);
     // Also under SPAWN's controller: asking it at every launch of bt's constant 2-thread children made bt 1.4x
     // slower on an H200 (its loads on the launching thread's way; BENCHMARKS.md, twenty-second session).
-    let always = costly.is_none() && constant.is_some_and(|n| n <= thresholds.anywhere);
+    // A constant configuration the device runtime accepts (kept() launched the others): no check at run time.
+    let accepted = constant_config(site, true) == ConfigVerdict::Accepted;
+    let always = costly.is_none() && accepted && constant.is_some_and(|n| n <= thresholds.anywhere);
     let rule = Rule { thresholds, always, bound, spawn: options.spawn.map(|s| (s, costly.is_none())) };
     let most = rule.most();
     if let (false, None, Some(n)) = (always, bound, constant) {
@@ -218,6 +223,9 @@ enum Runner {
 fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'_, 'c>) -> Result<Runner, (Remark, String)> {
     if site.child.is_declaration() {
         return Err((Remark::SerialChildNotDefined, format!("@{} is defined in another translation unit", site.child.name())));
+    }
+    if let ConfigVerdict::Refused(why) = constant_config(site, true) {
+        return Err((Remark::SerialConfigRefused, format!("the device runtime refuses this launch ({why}): it is made as written, to fail as written")));
     }
     match site.stream {
         Stream::FireAndForget | Stream::SingleLaunch => {}
@@ -414,13 +422,19 @@ fn serialize<'c>(
         }
         None => at_most(thresholds.anywhere),
     };
-    let (serial_here, timed) = match spawn {
+    // A launch the device runtime would refuse is made, to fail as written.
+    let accepted = config_accepted(module, &b, &int_dims(&dims, 0), &int_dims(&dims, 3), Some(site.smem.into_int_value()));
+    let (chosen, timed) = match spawn {
         Some((spawn, thresholds_hold)) => {
             // A child the thresholds would not take: launched until timed.
             let until_timed = if thresholds_hold { small } else { module.get_context().bool_type().const_zero() };
             (spawn_decision(module, &b, spawn, &dims, work, until_timed), Some(work))
         }
         None => (small, None),
+    };
+    let serial_here = match accepted.get_zero_extended_constant() {
+        Some(1) => chosen,
+        _ => b.build_and(chosen, accepted, "serial").unwrap(),
     };
     let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, serial_here, |b, _| match timed {
         Some(threads) => {
@@ -510,11 +524,8 @@ fn run_by_warp<'c>(
     let b = builder_before(module, site.launch);
     let dims: Vec<BasicValueEnum<'c>> = [&site.grid, &site.block].into_iter().flat_map(|d| dim3_fields(module, &b, d)).collect();
     let threads = product_capped(module, &b, &dims, threshold);
-    // A dimension of zero: launched, to fail as written.
-    let valid = dims.iter().filter(|d| d.const_int().is_none()).fold(cx.bool_type().const_all_ones(), |ok, d| {
-        let nonzero = b.build_int_compare(IntPredicate::NE, d.into_int_value(), i32t.const_zero(), "").unwrap();
-        b.build_and(ok, nonzero, "").unwrap()
-    });
+    // A launch the device runtime would refuse is made, to fail as written.
+    let valid = config_accepted(module, &b, &int_dims(&dims, 0), &int_dims(&dims, 3), Some(site.smem.into_int_value()));
     let small = b.build_int_compare(IntPredicate::ULE, threads, i64t.const_int(threshold, false), "").unwrap();
     let small = b.build_and(small, valid, "mine").unwrap();
     let launching: Vec<BasicValueEnum<'c>> = launching_grid(module, &b);
@@ -536,6 +547,11 @@ fn run_by_warp<'c>(
     let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, ran, |_, _| {});
     retire_single_launch_stream(module, site);
     fallback
+}
+
+/// Three of a launch's six dimensions (grid x, y, z, then block x, y, z) from `first`, as integers.
+fn int_dims<'c>(dims: &[BasicValueEnum<'c>], first: usize) -> [IntValue<'c>; 3] {
+    [0, 1, 2].map(|i| dims[first + i].into_int_value())
 }
 
 /// The child's parameters as values at the builder: a parameter the launch writes whole with one store is

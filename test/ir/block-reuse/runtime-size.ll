@@ -39,12 +39,15 @@ define ptx_kernel void @child(ptr %out) {
 ; CHECK: %[[WARPS:.*]] = and i64 %[[THREADS:.*]], 31
 ; CHECK: icmp ult i64 %[[THREADS]], %[[PARENT:.*]]
 ; CHECK: icmp eq i64 %[[THREADS]], %[[PARENT]]
+; CHECK: icmp ne i32 %gx, 0
 ; CHECK: icmp ule i32 %gx, 2147483647
 ; CHECK: icmp ule i32 %gy, 65535
-; CHECK: icmp ule i32 %bz, 64
-; CHECK: icmp ne i32 %gx, 0
 ; CHECK: icmp ne i32 %bx, 0
+; CHECK: icmp ule i32 %bx, 1024
 ; CHECK: icmp ne i32 %bz, 0
+; CHECK: icmp ule i32 %bz, 64
+; CHECK: icmp ule i64 %{{.*}}, 1024
+; CHECK-NEXT: and i1
 ; CHECK-NEXT: %[[OK:.*]] = and i1
 ; CHECK-NEXT: %[[CLAIM:.*]] = zext i1 %[[OK]] to i32
 ; CHECK: atomicrmw add ptr addrspace(3) @parent__klap_reuse_count, i32 %[[CLAIM]] monotonic

@@ -15,7 +15,11 @@
 ; CHECK-NEXT:    [[OVER:%.*]] = icmp ugt i64 [[PRODUCT]], 65
 ; CHECK-NEXT:    [[TOTAL:%.*]] = select i1 [[OVER]], i64 65, i64 [[PRODUCT]]
 ; CHECK-NEXT:    [[SMALL:%.*]] = icmp ule i64 [[TOTAL]], 64
-; CHECK:         br i1 [[SMALL]]
+; CHECK-NEXT:    [[NONZERO:%.*]] = icmp ne i32 %n, 0
+; CHECK-NEXT:    [[WITHIN:%.*]] = icmp ule i32 %n, 2147483647
+; CHECK-NEXT:    [[ACCEPTED:%.*]] = and i1 [[NONZERO]], [[WITHIN]]
+; CHECK-NEXT:    [[TAKEN:%.*]] = and i1 [[SMALL]], [[ACCEPTED]]
+; CHECK:         br i1 [[TAKEN]]
 ; CHECK:         call void @child__klap_serial(ptr %out, i32 %n, i32 %n, i32 1, i32 1, i32 32, i32 1, i32 1, i64 -1)
 ; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @child
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(

@@ -64,13 +64,18 @@ define ptx_kernel void @plain(ptr %out, i32 %k) {
 ; CHECK-NEXT:    [[IN_SMALL:%.*]] = and i1 [[UNDER]], [[WITHIN]]
 ; CHECK-NEXT:    [[ANYWHERE:%.*]] = icmp ule i64 [[WORK]], 32
 ; CHECK-NEXT:    [[SMALL:%.*]] = select i1 [[FEW]], i1 [[IN_SMALL]], i1 [[ANYWHERE]]
-; CHECK-NEXT:    br i1 [[SMALL]]
+; CHECK-NEXT:    [[NONZERO:%.*]] = icmp ne i32 %blocks, 0
+; CHECK-NEXT:    [[BELOW:%.*]] = icmp ule i32 %blocks, 2147483647
+; CHECK-NEXT:    [[ACCEPTED:%.*]] = and i1 [[NONZERO]], [[BELOW]]
+; CHECK-NEXT:    [[SERIAL:%serial.*]] = and i1 [[SMALL]], [[ACCEPTED]]
+; CHECK-NEXT:    br i1 [[SERIAL]]
 ; CHECK:         call void @child__klap_serial_in_bound(ptr %out, i32 %n, i32 %blocks, i32 1, i32 1, i32 256, i32 1, i32 1, i64 [[LIMIT]])
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; OFF-LABEL: define ptx_kernel void @guarded(
 ; OFF-NOT:       sreg.nctaid
 ; OFF:           [[SMALL:%.*]] = icmp ule i64 {{.*}}, 32
-; OFF-NEXT:      br i1 [[SMALL]]
+; OFF:           [[SERIAL:%serial.*]] = and i1 [[SMALL]], {{%.*}}
+; OFF-NEXT:      br i1 [[SERIAL]]
 define ptx_kernel void @guarded(ptr %out, i32 %n) {
 entry:
   %g = alloca %struct.dim3, align 4

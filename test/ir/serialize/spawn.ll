@@ -20,7 +20,8 @@
 ; CHECK:         [[ASKED:%.*]] = call i1 @__klap_spawn_serial(i64 [[WORK:%.*]], i64 [[BLOCKS:%.*]], i32 32, i1 [[THRESHOLDS]], i64 3000)
 ; CHECK-NEXT:    [[BOUND:%.*]] = icmp ule i64 [[WORK]], 512
 ; CHECK-NEXT:    [[WITHIN:%.*]] = or i1 [[BOUND]], [[THRESHOLDS]]
-; CHECK-NEXT:    [[SERIAL:%.*]] = and i1 [[ASKED]], [[WITHIN]]
+; CHECK-NEXT:    [[CHOSEN:%.*]] = and i1 [[ASKED]], [[WITHIN]]
+; CHECK-NEXT:    [[SERIAL:%serial.*]] = and i1 [[CHOSEN]], {{%.*}}
 ; CHECK-NEXT:    br i1 [[SERIAL]]
 ; CHECK:         [[START:%.*]] = call i64 @__klap_spawn_run_start()
 ; CHECK-NEXT:    call void @child__klap_serial(

@@ -25,7 +25,7 @@
 ; OFF: launch not serialized: the threads of @reduce cannot run one by one: it reduces within a warp; nor a warp at a time: warp runs are off (-klap-warp-run-threshold=0) [KLAP301]
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK:         [[MINE:%.*]] = and i1 %{{.*}}, %{{.*}}
+; CHECK:         [[MINE:%mine.*]] = and i1 %{{.*}}, %{{.*}}
 ; CHECK:         [[LARGE:%.*]] = icmp uge i64 %{{.*}}, 65536
 ; CHECK-NEXT:    [[MASK:%.*]] = call i32 @llvm.nvvm.activemask()
 ; CHECK-NEXT:    [[FULL:%.*]] = icmp eq i32 [[MASK]], -1
