@@ -1120,6 +1120,14 @@ pub fn runs_child_threads(function: FunctionValue) -> bool {
     THREAD_RUNNERS.iter().any(|s| name.ends_with(s))
 }
 
+/// Whether `function` is a variant that runs every thread of a child grid, one after another or a warp at a
+/// time (serial, warp-serial and warp-run variants): a loop over the child's threads.
+pub fn runs_child_grid(function: FunctionValue) -> bool {
+    let name = function.name();
+    let name = name.strip_suffix("_in_bound").unwrap_or(&name);
+    ["__klap_serial", "__klap_warp_serial", "__klap_warp_run"].iter().any(|s| name.ends_with(s))
+}
+
 /// What a call does that needs the other threads of a block or warp (a barrier, a warp collective, a
 /// lane's identity), by the callee's name; None for anything else.
 fn thread_collective(callee: &str) -> Option<&'static str> {

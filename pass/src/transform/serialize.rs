@@ -25,7 +25,7 @@
 
 use super::{last_error, Options, Spawn};
 use crate::callgraph::CallGraph;
-use crate::child::{warp_lanes, ChildVariants};
+use crate::child::{runs_child_grid, warp_lanes, ChildVariants};
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, RuntimeFn, SMALL_GRID_THREADS};
@@ -278,6 +278,15 @@ fn worth_a_thread<'c>(site: &LaunchSite<'c>, variants: &ChildVariants<'_, 'c>, c
     // clause's literals, 1.82 ms serialized at threshold 32 against 0.70 aggregated per grid).
     if let Some(within) = found(&|i| ctx.loop_depth(i) > 0) {
         return Some((Remark::SerialChildLoops, format!("each thread of @{} runs a loop{within}: it is worth a thread of its own", site.child.name())));
+    }
+    // A child thread that runs a serialized launch of its own runs that child's threads one after another: a
+    // loop the analysis before the transformation did not see, whose work the threshold, counting this child's
+    // threads alone, would not count (32 threads each running 32 were 1,024 in the launching thread).
+    if let Some(within) = found(&|i| i.called_function().is_some_and(runs_child_grid)) {
+        return Some((
+            Remark::SerialChildLoops,
+            format!("each thread of @{} runs the threads of a serialized launch of its own{within}: it is worth a thread of its own", site.child.name()),
+        ));
     }
     // A child thread that waits for the result of an atomic (a round trip to memory it cannot go on
     // without): one after another in the launching thread those waits add up, launched they overlap

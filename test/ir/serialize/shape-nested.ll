@@ -1,8 +1,9 @@
 ; A nested child launch (the child itself launches). Serialization decides from the inside out: @mid's own
 ; launch of @leaf stays a launch (@leaf waits at a barrier), so @mid's threads launch kernels and @mid
-; is launched (KLAP301); @mid2's launch of @plain is serialized, after which @mid2 launches nothing and is
-; serialized in turn, its thread variant running @plain's serial variant. The same at granularity none,
-; with SPAWN's controller and under auto (where @mid and @leaf, launched, are aggregated).
+; is launched (KLAP301); @mid2's launch of @plain is serialized, after which each thread of @mid2 runs
+; @plain's 32 threads: a loop the threshold, counting @mid2's own 32 threads, would not see (1,024 bodies in
+; the launching thread), so @mid2 is launched (KLAP305). The same at granularity none, with SPAWN's
+; controller and under auto (where @mid, @leaf and @mid2, launched, are aggregated).
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
@@ -16,9 +17,11 @@
 ; REMARK-DAG: remark: {{.*}}launch not serialized: the threads of @leaf cannot run one by one, nor a warp at a time: it waits at a barrier [KLAP301]
 ; REMARK-DAG: remark: {{.*}}launch not serialized: the threads of @mid cannot run one by one, nor a warp at a time: it launches kernels itself (in @mid) [KLAP301]
 ; REMARK-DAG: remark: {{.*}}launch of @plain serialized: the launching thread runs its 32 threads always [KLAP300]
-; REMARK-DAG: remark: {{.*}}launch of @mid2 serialized: the launching thread runs its 32 threads always [KLAP300]
+; REMARK-DAG: remark: {{.*}}launch not serialized: each thread of @mid2 runs the threads of a serialized launch of its own: it is worth a thread of its own [KLAP305]
+; REMARK-NOT: launch of @mid2 serialized
 ; AUTO-REMARK-DAG: remark: {{.*}}launch of @mid aggregated at grid granularity {{.*}} [KLAP200]
 ; AUTO-REMARK-DAG: remark: {{.*}}launch of @leaf aggregated at grid granularity {{.*}} [KLAP200]
+; AUTO-REMARK-DAG: remark: {{.*}}launch of @mid2 aggregated at grid granularity {{.*}} [KLAP200]
 
 ; CHECK-LABEL: define ptx_kernel void @mid(
 ; CHECK-NOT:     __klap_serial
@@ -32,16 +35,11 @@
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 ; AUTO:          call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @mid__klap, ptr @mid,
 ; CHECK-LABEL: define ptx_kernel void @parent2(
-; CHECK-NOT:     __cudaCDP2LaunchDeviceV2
-; CHECK:         call void @mid2__klap_serial(ptr %out, i32 %n, i32 1, i32 1, i32 1, i32 32, i32 1, i32 1, i64 -1)
-; CHECK-NOT:     __cudaCDP2LaunchDeviceV2
-; CHECK:         ret void
-; The serial variant of @mid2 is made from @mid2 as serialization left it: its threads run @plain's.
-; CHECK-LABEL: define internal void @mid2__klap_thread(
-; CHECK-NOT:     __cudaCDP2
-; CHECK:         call void @plain__klap_serial(ptr %0, i32 %1, i32 1, i32 1, i32 1, i32 32, i32 1, i32 1, i64 -1)
-; CHECK-LABEL: define internal void @mid2__klap_serial(
-; CHECK:         call void @mid2__klap_thread(
+; CHECK-NOT:     @mid2__klap_serial
+; CHECK:         call ptr @__cudaCDP2GetParameterBufferV2(ptr @mid2,
+; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
+; AUTO:          call void @__klap_scope_launch(ptr {{%.*}}, i32 0, ptr @mid2__klap, ptr @mid2,
+; CHECK-NOT:     @mid2__klap_serial
 ; CHECK-NOT:     @mid__klap_serial
 ; CHECK-NOT:     @leaf__klap_serial
 
