@@ -79,6 +79,19 @@ pub fn cap<'c>(module: &Module<'c>, ctx: Ctx, options: &Options) {
     let with_child_threads = calls.functions_calling(runs_child_threads);
     // No inliner inlines a call within a cycle of calls, `alwaysinline` or not.
     let recursive: HashSet<FunctionValue<'c>> = calls.recursive_sets().into_iter().flatten().collect();
+    // A device function klap put its runtime's code into (a launch it now registers), kept out of line by its
+    // author, would keep every kernel calling it from the cap, and grows with that code: at 102 registers it
+    // made a kernel of 1,024-thread blocks fail to launch, where the program as written ran
+    // (test/gpu/devfn_launch.cu, twenty-third session). Inlined (by the inliner after klap's steps), its
+    // kernels take the cap. Not one in a cycle of calls, which no inliner inlines.
+    if options.inline_runtime {
+        for &f in &with_runtime {
+            let klap_own = is_runtime_function(f) || f.string_attribute(BARRIER_FUNCTION).is_some();
+            if !f.is_ptx_kernel() && !klap_own && !recursive.contains(&f) && !f.is_always_inline() {
+                f.add_inline_always();
+            }
+        }
+    }
     let mut capped = 0;
     for kernel in module.functions() {
         if !kernel.is_ptx_kernel() || !with_runtime.contains(&kernel) {

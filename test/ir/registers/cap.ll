@@ -1,7 +1,10 @@
 ; A kernel that klap puts its device runtime's code into (a parent with a grid scope, the aggregated
 ; child) gets at most max-registers registers per thread (`.maxnreg`): the runtime's paths, inlined, would
 ; otherwise set its register count. A kernel whose author bounded it (`__launch_bounds__`, `__maxnreg__`)
-; keeps that bound, and a kernel without the runtime in it is left alone. max-registers=0: no cap.
+; keeps that bound, and a kernel without the runtime in it is left alone. A device function its author kept
+; out of line but that klap put the runtime into (its launch now registers) is inlined, so that its kernels
+; take the cap: out of line it kept them from it, and at 102 registers a kernel of 1,024-thread blocks calling
+; it failed to launch (test/gpu/devfn_launch.cu). max-registers=0: no cap.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;max-registers=48>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
@@ -20,6 +23,10 @@
 ; CHECK-SAME:    #[[BOUNDED:[0-9]+]]
 ; CHECK-LABEL: define ptx_kernel void @calls_helper(ptr %out, i32 %n) {
 ; CHECK-LABEL: define ptx_kernel void @calls_recursive(ptr %out, i32 %n) {
+; CHECK-LABEL: define ptx_kernel void @calls_launcher(
+; CHECK-SAME:    #[[CAPPED]]
+; CHECK-NOT:     call void @out_of_line_launch(
+; CHECK:         ret void
 ; CHECK-LABEL: define ptx_kernel void @child__klap(
 ; CHECK-SAME:    #[[CAPPED]]
 ; CHECK-DAG:   attributes #[[CAPPED]] = { {{.*}}"nvvm.maxnreg"="48"
@@ -29,6 +36,7 @@
 ; REMARK-DAG: remark: {{.*}}@child__klap has klap's device runtime in it: at most 48 registers per thread {{.*}} [KLAP600]
 ; REMARK-DAG: remark: {{.*}}registers not capped: @calls_helper has klap's device runtime in it, but it calls @helper, which is not inlined: ptxas refuses a capped kernel whose callee takes more [KLAP601]
 ; REMARK-DAG: remark: {{.*}}registers not capped: @calls_recursive has klap's device runtime in it, but it calls @countdown, which is not inlined: {{.*}} [KLAP601]
+; REMARK-DAG: remark: {{.*}}@calls_launcher has klap's device runtime in it: at most 48 registers per thread {{.*}} [KLAP600]
 ; REMARK-DAG: remark: {{.*}}registers not capped: @bounded has klap's device runtime in it, but its author bounded it ("nvvm.maxntid"="256", from __launch_bounds__ or __maxnreg__): ptxas keeps to that [KLAP601]
 
 ; PTX-LABEL: .entry parent(
@@ -77,6 +85,17 @@ define ptx_kernel void @calls_helper(ptr %out, i32 %n) {
 
 define ptx_kernel void @calls_recursive(ptr %out, i32 %n) {
   call void @countdown(ptr %out, i32 %n)
+  call void @launch(ptr %out, i32 %n)
+  ret void
+}
+
+; A device function that launches, kept out of line by its author.
+define ptx_kernel void @calls_launcher(ptr %out, i32 %n) {
+  call void @out_of_line_launch(ptr %out, i32 %n)
+  ret void
+}
+
+define internal void @out_of_line_launch(ptr %out, i32 %n) noinline {
   call void @launch(ptr %out, i32 %n)
   ret void
 }
