@@ -28,6 +28,15 @@ static inline void setPendingLaunchLimit(size_t n) {
   CK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, n));
 }
 
+// A well-mixed 32-bit hash (the same on host and device), for test data that must not follow a pattern.
+__device__ __host__ inline unsigned hashOf(unsigned x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  return x ^ (x >> 16);
+}
+
 static long long g_bad = 0;
 static char g_first[256] = "";
 

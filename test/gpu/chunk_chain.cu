@@ -13,14 +13,6 @@
 
 #include <vector>
 
-__device__ __host__ inline unsigned hashOf(unsigned x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  return x ^ (x >> 16);
-}
-
 __device__ __host__ inline int tripsOf(int i, int maxk) {
   int lane = i % 32, warp = (i / 32) % 8;
   if (warp == 2)

@@ -18,13 +18,6 @@
 
 constexpr int MAXL = 8;  // most launches per parent thread
 
-__device__ __host__ inline unsigned hashOf(unsigned x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  return x ^ (x >> 16);
-}
 __device__ __host__ inline int sizeOf(unsigned key) {
   unsigned h = hashOf(key);
   return h % 4 == 0 ? 1 + (int)(h >> 8) % 2000 : 1 + (int)(h >> 8) % 40;
