@@ -1110,22 +1110,26 @@ impl IndexRewrite {
 
 /// The suffixes of the variants that run a child's threads in the calling thread, warp or block (thread,
 /// serial, warp-serial, warp-run and block variants, and the copies of the device functions they call).
+/// The middle three (`runs_child_grid`) loop over a child grid's threads.
 const THREAD_RUNNERS: [&str; 5] = ["__klap_thread", "__klap_serial", "__klap_warp_serial", "__klap_warp_run", "__klap_block"];
 
 /// Whether `function` is a variant that runs a child's threads itself: code that runs as often as the
 /// child's threads would, not once per launch.
 pub fn runs_child_threads(function: FunctionValue) -> bool {
-    let name = function.name();
-    let name = name.strip_suffix("_in_bound").unwrap_or(&name);
-    THREAD_RUNNERS.iter().any(|s| name.ends_with(s))
+    is_variant_of_kind(function, &THREAD_RUNNERS)
 }
 
 /// Whether `function` is a variant that runs every thread of a child grid, one after another or a warp at a
 /// time (serial, warp-serial and warp-run variants): a loop over the child's threads.
 pub fn runs_child_grid(function: FunctionValue) -> bool {
+    is_variant_of_kind(function, &THREAD_RUNNERS[1..4])
+}
+
+/// Whether `function`'s name ends with one of the variant suffixes `kinds` (an `_in_bound` form included).
+fn is_variant_of_kind(function: FunctionValue, kinds: &[&str]) -> bool {
     let name = function.name();
     let name = name.strip_suffix("_in_bound").unwrap_or(&name);
-    ["__klap_serial", "__klap_warp_serial", "__klap_warp_run"].iter().any(|s| name.ends_with(s))
+    kinds.iter().any(|s| name.ends_with(s))
 }
 
 /// What a call does that needs the other threads of a block or warp (a barrier, a warp collective, a

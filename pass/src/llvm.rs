@@ -1000,6 +1000,14 @@ pub trait BuilderExt<'c> {
         let gep = unsafe { self.this().build_in_bounds_gep(cx.i8_type(), base.into_pointer_value(), &[offset], "") };
         gep.expect("builder positioned").as_basic_value_enum()
     }
+    /// `a && c` as i1 values, without an `and` where either is the constant true (a check that folded away).
+    fn and_known(&self, a: IntValue<'c>, c: IntValue<'c>, name: &str) -> IntValue<'c> {
+        match (a.get_zero_extended_constant(), c.get_zero_extended_constant()) {
+            (_, Some(1)) => a,
+            (Some(1), _) => c,
+            _ => self.this().build_and(a, c, name).expect("builder positioned"),
+        }
+    }
     /// `freeze poison`: a placeholder value of type `ty` that later code replaces.
     fn freeze_poison(&self, ty: BasicTypeEnum<'c>) -> InstructionValue<'c> {
         // SAFETY: a freeze of a poison constant of a first-class type, at the builder's position.

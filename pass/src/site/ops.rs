@@ -212,11 +212,7 @@ pub fn config_accepted<'c>(
     let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
     let cmp = |p, a: IntValue<'c>, c: IntValue<'c>| b.build_int_compare(p, a, c, "").unwrap();
     // The checks of constant dimensions fold to true: left out.
-    let and = |a: IntValue<'c>, c: IntValue<'c>| match (a.get_zero_extended_constant(), c.get_zero_extended_constant()) {
-        (_, Some(1)) => a,
-        (Some(1), _) => c,
-        _ => b.build_and(a, c, "").unwrap(),
-    };
+    let and = |a: IntValue<'c>, c: IntValue<'c>| b.and_known(a, c, "");
     let mut ok = cx.bool_type().const_all_ones();
     for (dims, max) in [(grid, GRID_MAX), (block, BLOCK_MAX)] {
         for (d, m) in dims.iter().zip(max) {

@@ -368,10 +368,7 @@ impl<'a, 'c> Parent<'a, 'c> {
         let wide = |v: IntValue<'c>| b.build_int_z_extend(v, i64t, "").unwrap();
         let cmp = |p, a: IntValue<'c>, c: IntValue<'c>| b.build_int_compare(p, a, c, "").unwrap();
         // A check that is constant true where it is built adds nothing (the later ones LLVM simplifies).
-        let and = |a: IntValue<'c>, c: IntValue<'c>| match c.get_zero_extended_constant() {
-            Some(1) => a,
-            _ => b.build_and(a, c, "").unwrap(),
-        };
+        let and = |a: IntValue<'c>, c: IntValue<'c>| b.and_known(a, c, "");
 
         let threads = [block[1], block[2]].into_iter().fold(wide(block[0]), |n, d| b.build_int_mul(n, wide(d), "").unwrap());
         let parent = wide(self.block_threads(&b));

@@ -441,10 +441,7 @@ fn serialize<'c>(
         }
         None => (small, None),
     };
-    let serial_here = match accepted.get_zero_extended_constant() {
-        Some(1) => chosen,
-        _ => b.build_and(chosen, accepted, "serial").unwrap(),
-    };
+    let serial_here = b.and_known(chosen, accepted, "serial");
     let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, serial_here, |b, _| match timed {
         Some(threads) => {
             let started = b.call_value(spawn_entry(module, RuntimeFn::SpawnRunStart), &[]);
