@@ -21,11 +21,15 @@ test: build
 	$(CARGO) test --release -- --nocapture
 
 # The GPU test programs at each granularity, into .gpu/tests/<mode>/ (run them with
-# scripts/gpu-compare.sh on a GPU machine), and the runtime's racecheck harness into .gpu/race/.
+# scripts/gpu-compare.sh on a GPU machine), those of the device runtime's limits into .gpu/limits/<mode>/
+# (KLAP_GPU_TEST_DIR=test/gpu-limits test/gpu/run.sh .gpu/limits/<mode>: PASS but at none,
+# test/gpu-limits/README.md), and the runtime's racecheck harness into .gpu/race/.
 MODES ?= none warp block grid auto
 gpu-bins: build
 	for m in $(MODES); do \
 	  test/gpu/build.sh .gpu/tests/$$m -fpass-plugin=$(CURDIR)/target/release/libklap.so -mllvm -klap-granularity=$$m; \
+	  KLAP_GPU_TEST_DIR=test/gpu-limits test/gpu/build.sh .gpu/limits/$$m \
+	    -fpass-plugin=$(CURDIR)/target/release/libklap.so -mllvm -klap-granularity=$$m; \
 	  for p in examples/hello/hello.cu test/gpu-abi/named_streams.cu; do \
 	    scripts/klap-clang++ -O2 -mllvm -klap-granularity=$$m $$p -o .gpu/tests/$$m/$$(basename $$p .cu); \
 	  done; \

@@ -9,7 +9,8 @@
 //                the scope a kernel shares with the device functions it runs
 //   lookup.cu    the aggregated child: its record lookup and remapped indices, its exit count
 //   promote.cu   kernel launch promotion: slots, release at the parent's end, acquire in the child
-//   launch.cu    the aggregated launch, the one-by-one fallback, the reclaim before a launch
+//   launch.cu    the aggregated launch, the one-by-one fallback, the reclaim before a launch, a grid's
+//                waiter for the launches the device runtime refuses for want of room
 //   trace.cu     the reports of fallbacks (-klap-trace) and of lost launches
 //   malloc.cu    device-side cudaMalloc and cudaFree aggregated per warp (transform/malloc.rs)
 //   spawn.cu     SPAWN's controller: launch or run in the parent, from the child work in flight
@@ -117,6 +118,22 @@ enum { PER_BLOCK_IF_SMALL_GRID = 1, PER_BLOCK_IF_LARGE_BLOCKS = 2 };
 #define CLAIMING ((Chunk *)1)
 #define NO_CHUNK ((Chunk *)2)
 
+// What a chunk's aggregated child is, and what its records are launched as when they are launched one
+// by one: `original` with `param_size` bytes of arguments, of which `uniform_words` are in record 0 only.
+// `args_in_params`: the aggregated child takes `original`'s parameters before the chunk. `scope`: the
+// aggregated child's own grid scope, where it has one.
+struct ChildKernel {
+  void *aggregated, *original;
+  u32 param_size;
+  u64 uniform_words;
+  bool args_in_params;
+  const ChildScope *scope;
+  u32 coarsen; // aggregated blocks per block of a coarsened aggregated child, else 0
+  // Threads per multiprocessor below which a coarsened child's launch does not go: with fewer blocks than
+  // the GPU holds at once, a block that runs several would leave multiprocessors idle.
+  u32 coarsen_sm_threads;
+};
+
 struct Chunk {
   u64 counter;       // records << 32 | child blocks handed out
   u32 capacity;      // records that fit
@@ -129,7 +146,8 @@ struct Chunk {
   u32 count_threads; // threads_total is kept: the child waits for it (a grid scope of its own)
   u32 slab;          // first slab, and the slab class in the top bit
   u32 slab_count;
-  Chunk *next;       // the scope's next chunk, taken when this one was full
+  Chunk *next;       // the scope's next chunk, taken when this one was full; once launched, refused
+                     // and left to its grid's waiter (launch.cu), the next chunk left to it
   u32 *end;          // inclusive end of each record's block range
   u32 *dims;         // 8 per record: grid x y z, block x y z, dynamic shared memory, a counter
   char *args;        // record_size bytes per record
@@ -137,6 +155,7 @@ struct Chunk {
   // set up by the launch, before the child's blocks run, which find it here.
   Scope scope;
   u32 arrivals;      // a warp chunk's lanes that have not yet written their record or launched
+  ChildKernel deferred; // what a chunk left to its grid's waiter is launched as
 };
 
 // A chunk's header, then its records' dims at a fixed offset: an aggregated block that knows its record
@@ -151,8 +170,9 @@ enum { CHUNK_HEADER = (sizeof(Chunk) + 15) & ~15ul };
 // callers alone and gave other code.
 
 // primitives.cu: special registers (the thread's index in its block, its lane, the lanes below it,
-// the active lanes).
+// the active lanes, the grid's %gridid: unique per launch).
 HELPER u32 tid_linear();
+HELPER u64 grid_id();
 HELPER u32 lane_id();
 HELPER u32 lanemask_lt();
 HELPER u32 active_mask();
@@ -191,6 +211,8 @@ HELPER void chunk_free_when_done(Chunk *c);
 HELPER void reclaim_near(Chunk *c);
 // pool.cu: frees every finished chunk, where a claim found no room since the last time.
 HELPER void reclaim_if_wanted();
+// pool.cu: frees every finished chunk of large slabs (grid scopes').
+HELPER void reclaim_large();
 
 // trace.cu: reports a fallback to an unaggregated launch (with -klap-trace), the first hundred.
 HELPER void trace(const char *format, u32 a, u32 b);

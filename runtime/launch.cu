@@ -29,35 +29,24 @@ INLINE bool launch_once(void *kernel, Dim3 grid, Dim3 block, u32 smem, const cha
   return __cudaCDP2LaunchDeviceV2(buf, stream) == 0;
 }
 
-// A launch refused for want of room (pending launches, parameter buffers) may go through once
-// running grids finish: tried again with a growing wait, about 0.5 ms in all.
+// How long a launch refused for want of room (the device runtime's pending launches, 2,048 by default,
+// or its parameter buffers) is tried again, with a wait doubling from 1 us up to 256 us: a thread that
+// may leave the launch to its grid's waiter tries twice more (3 us), the waiter about a second.
+enum { QUICK_RETRIES = 2, PATIENT_RETRIES = 4000 };
+
 INLINE bool launch(void *kernel, Dim3 grid, Dim3 block, u32 smem, const char *args, u32 size, void *stream,
-                   const char *first, u64 uniform_words, Chunk *chunk) {
-  for (u32 wait = 1000;; wait *= 2) {
+                   const char *first, u64 uniform_words, Chunk *chunk, u32 retries) {
+  u32 wait = 1000;
+  for (u32 tried = 0;; ++tried) {
     if (launch_once(kernel, grid, block, smem, args, size, stream, first, uniform_words, chunk))
       return true;
-    if (wait > 256000)
+    if (tried == retries)
       return false;
     trace("klap: device launch refused (%u blocks); trying again in %u ns\n", grid.x * grid.y * grid.z, wait);
     __nvvm_nanosleep(wait);
+    wait = wait < 256000 ? 2 * wait : wait;
   }
 }
-
-// What a chunk's aggregated child is, and what its records are launched as when they are launched one
-// by one: `original` with `param_size` bytes of arguments, of which `uniform_words` are in record 0 only.
-// `args_in_params`: the aggregated child takes `original`'s parameters before the chunk. `scope`: the
-// aggregated child's own grid scope, where it has one.
-struct ChildKernel {
-  void *aggregated, *original;
-  u32 param_size;
-  u64 uniform_words;
-  bool args_in_params;
-  const ChildScope *scope;
-  u32 coarsen; // aggregated blocks per block of a coarsened aggregated child, else 0
-  // Threads per multiprocessor below which a coarsened child's launch does not go: with fewer blocks than
-  // the GPU holds at once, a block that runs several would leave multiprocessors idle.
-  u32 coarsen_sm_threads;
-};
 
 // The most blocks a multiprocessor holds (sm_90).
 enum { SM_MAX_BLOCKS = 32 };
@@ -77,14 +66,18 @@ INLINE u32 launch_blocks(u32 total, u32 threads, ChildKernel k) {
   return blocks > least ? blocks : least;
 }
 
-INLINE bool launch_record(Chunk *c, u32 r, ChildKernel k, void *stream) {
+INLINE bool launch_record(Chunk *c, u32 r, ChildKernel k, void *stream, u32 retries) {
   const u32 *d = c->dims + 8 * r;
   Dim3 g = {d[0], d[1], d[2]}, b = {d[3], d[4], d[5]};
   return launch(k.original, g, b, d[6], c->args + (u64)r * c->record_size, k.param_size, stream, c->args,
-                k.uniform_words, 0);
+                k.uniform_words, 0, retries);
 }
 
-INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
+// Makes chunk `c`'s launch: true once made, or, by a `patient` caller, once made or reported lost; false,
+// with nothing launched and the chunk still the caller's, where the device runtime refused it for want of
+// room (an impatient caller).
+INLINE bool launch_one_chunk(Chunk *c, ChildKernel k, void *stream, bool patient) {
+  u32 retries = patient ? PATIENT_RETRIES : QUICK_RETRIES;
   // Frees the finished chunks in the bitmap word of chunk `c` (before it is launched: after, it may
   // be gone), where the claims of the warps that claimed it start. Reclaiming after the launch instead,
   // to take it off the way to the child's start, made the children slower (measured, the nested
@@ -101,10 +94,13 @@ INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
   if (n <= 1) {
     // Nothing to aggregate: the record, if any, is launched as it was written, and the chunk is
     // free at once (its child reads nothing of it).
-    if (n == 1 && !launch_record(c, 0, k, stream))
+    if (n == 1 && !launch_record(c, 0, k, stream, retries)) {
+      if (!patient)
+        return false;
       error("klap: error: a device launch failed (%u blocks, %u record): it is lost\n", c->end[0], 1);
+    }
     chunk_free(c);
-    return;
+    return true;
   }
   u32 total = records <= c->capacity ? (u32)counter : c->end[c->capacity - 1];
   Dim3 grid = {launch_blocks(total, c->max_threads, k), 1, 1}, block = {c->max_threads, 1, 1};
@@ -114,15 +110,114 @@ INLINE void launch_one_chunk(Chunk *c, ChildKernel k, void *stream) {
   if (k.scope)
     setup_scope(&c->scope, k.scope->groups, k.scope->sizes, 1, (u64)total * ((c->max_threads + 31) / 32), 0);
   // The first record holds every argument uniform over the chunk.
-  if (launch(k.aggregated, grid, block, c->max_smem, c->args, k.args_in_params ? k.param_size : 0, stream, 0, 0, c)) {
+  if (launch(k.aggregated, grid, block, c->max_smem, c->args, k.args_in_params ? k.param_size : 0, stream, 0, 0, c,
+             retries)) {
     chunk_free_when_done(c);
-    return;
+    return true;
   }
+  if (!patient)
+    return false;
   trace("klap: aggregated launch of %u blocks failed; launching its %u records one by one\n", total, records);
   for (u32 r = 0; r < n; ++r)
-    if (!launch_record(c, r, k, stream))
+    if (!launch_record(c, r, k, stream, QUICK_RETRIES))
       error("klap: error: a device launch failed (record %u of %u): it is lost\n", r, n);
   chunk_free(c);
+  return true;
+}
+
+// ---- launches refused for want of room -----------------------------------------------------------
+//
+// The device runtime holds 2,048 launches that have not run (by default; only the host can raise it)
+// and refuses more until some run. Every thread that waited for room where its launch was refused
+// (about 0.5 ms, as this runtime did before) lost launches: at block granularity a grid of 2,640 blocks
+// of 256 threads lost 142,911 of its 675,840 child blocks, and still 117,945 when each waited up to
+// 200 ms: the GPU was full of blocks whose one thread waited, and the children that would have made
+// room had none to start in (benchmarks/micro/reuse_gap.cu; plain launches retried for 3 s in every
+// block of a grid of 8,000 lost 4,896 of 8,000, benchmarks/micro/pending_retry.cu: BENCHMARKS.md,
+// twenty-fourth session). So one thread of a grid waits, its waiter, and launches in turn what the
+// grid's other threads leave it (their chunks, in a list per grid under one lock: a path only refused
+// launches take); they return, and their blocks make room. The waiter is in the grid that made the
+// launches, so each child is still its grid's child, done before the grid is. Only launches into the
+// NULL stream are left to it: a stream a block created is the block's alone.
+enum { WAITER_TABLE = 128 };
+struct Waiter {
+  u64 grid; // %gridid + 1; 0: free
+  Chunk *head;
+};
+GLOBAL_VAR Waiter klap_waiters[WAITER_TABLE];
+GLOBAL_VAR u32 klap_waiter_lock;
+
+INLINE void waiter_lock() {
+  for (u32 wait = 32; cas_acquire(&klap_waiter_lock, 0u, 1u) != 0; wait = wait < 1024 ? 2 * wait : wait)
+    __nvvm_nanosleep(wait);
+}
+INLINE void waiter_unlock() {
+  fence();
+  store_relaxed(&klap_waiter_lock, 0u);
+}
+
+// Leaves refused chunk `c` to the calling grid's waiter: true where the grid has one, which will launch
+// it; false where the calling thread has become the waiter (`*mine`: the grid had none), or where no
+// entry is free (`*mine` null). Under the lock. A grid's entry is looked for among WAITER_PROBES from
+// where its id hashes to, so that the lock is held for a few loads: a grid that finds none of them has
+// a second waiter, one more waiting block and nothing worse.
+enum { WAITER_PROBES = 8 };
+INLINE bool leave_to_waiter(Chunk *c, Waiter **mine) {
+  u64 g = grid_id() + 1;
+  u32 h = (u32)((g * 0x9E3779B97F4A7C15ull) >> 32);
+  Waiter *free = 0;
+  for (u32 i = 0; i < WAITER_PROBES; ++i) {
+    Waiter *w = &klap_waiters[(h + i) % WAITER_TABLE];
+    if (w->grid == g) {
+      c->next = w->head;
+      w->head = c;
+      return true;
+    }
+    if (!free && w->grid == 0)
+      free = w;
+  }
+  if (free) {
+    free->grid = g;
+    free->head = 0;
+  }
+  *mine = free;
+  return false;
+}
+
+// The next chunk left to the waiter of entry `w`; where none is left, null, and the entry is given up
+// (under the lock, so that no chunk is left to a waiter that has gone).
+INLINE Chunk *next_left(Waiter *w) {
+  waiter_lock();
+  Chunk *c = w->head;
+  if (c) {
+    w->head = c->next;
+  } else {
+    w->grid = 0;
+  }
+  waiter_unlock();
+  return c;
+}
+
+// Chunk `c`, refused for want of room: left to the grid's waiter, or the calling thread becomes the
+// waiter (and launches what the grid's other threads leave it, until none is left), or, with no free
+// entry, waits for room itself. What it is launched as is kept in the chunk, as the waiter finds it.
+INLINE void leave_or_wait(Chunk *c, ChildKernel k) {
+  c->deferred = k;
+  waiter_lock();
+  Waiter *w = 0;
+  bool left = leave_to_waiter(c, &w);
+  waiter_unlock();
+  while (!left && c) {
+    launch_one_chunk(c, c->deferred, 0, true);
+    c = w ? next_left(w) : 0;
+  }
+}
+
+// Launches chunk `c`, or, where the device runtime refuses it for want of room, leaves it to the grid's
+// waiter (launches into the NULL stream only; one into a stream a block created waits for room itself).
+INLINE void launch_or_leave(Chunk *c, ChildKernel k, void *stream) {
+  if (!launch_one_chunk(c, k, stream, stream != 0))
+    leave_or_wait(c, k);
 }
 
 // Launches each chunk of a chain as one launch of `aggregated` (taking the chunk as its last argument,
@@ -138,7 +233,7 @@ DEVICE void __klap_launch_chunk(Chunk *c, void *aggregated, void *original, u32 
                    ((param_size >> COARSEN_SM_THREADS_SHIFT) & COARSEN_SM_THREADS_MASK) * COARSEN_SM_THREADS_UNIT};
   while (c) {
     Chunk *next = c->next;
-    launch_one_chunk(c, k, stream);
+    launch_or_leave(c, k, stream);
     c = next;
   }
 }

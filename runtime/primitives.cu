@@ -8,6 +8,11 @@ HELPER u32 tid_linear() {
 }
 HELPER u32 lane_id() { return __nvvm_read_ptx_sreg_laneid(); }
 HELPER u32 lanemask_lt() { return __nvvm_read_ptx_sreg_lanemask_lt(); }
+HELPER u64 grid_id() {
+  u64 g;
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
+  return g;
+}
 HELPER u32 active_mask() {
   u32 m;
   asm volatile("activemask.b32 %0;" : "=r"(m));

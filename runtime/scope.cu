@@ -4,12 +4,6 @@
 // (register.cu); its chunks are launched by the thread that completes the scope's exit count.
 #include "klap_rt.h"
 
-INLINE u64 grid_id() {
-  u64 g;
-  asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
-  return g;
-}
-
 // ---- warp granularity, launched where it is reached -------------------------------------------
 //
 // No lane waits for a lane outside the step it is in. The lanes that reach a launch together claim a
@@ -235,7 +229,8 @@ INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
       u32 locked = leader && cas_acquire(&klap_grid_lock, 0u, 1u) == 0;
       if (__nvvm_vote_ballot_sync(mask, locked)) {
         e = grid_lookup(g, h, mask);
-        if (!e && leader) {
+        bool claimed = !e && leader;
+        if (claimed) {
           e = grid_claim(g, h, groups, sizes);
           if (!e)
             error("klap: error: no free grid table entry among %u (at most %u grids run at once)\n", GRID_WINDOW, 128);
@@ -245,6 +240,14 @@ INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
           store_relaxed(&klap_grid_lock, 0);
         }
         e = (GridEntry *)shfl_u64(mask, (u64)e, __builtin_ctz(mask));
+        // The grid's first block frees the large slabs of finished chunks before the grid registers:
+        // only launches did, and a grid scope launches at its grid's end, so a grid that came after
+        // one whose chunks filled the pool found no room for any registration, made every launch as
+        // written and lost those beyond the device runtime's 2,048 pending (reuse_gap.cu, 8,000
+        // blocks of 256 threads at grid granularity: 2,045,952 of 2,048,000 child blocks;
+        // BENCHMARKS.md, twenty-fourth session).
+        if (claimed)
+          reclaim_large();
         return e ? &e->scope : 0;
       }
       __nvvm_nanosleep(wait);

@@ -17,3 +17,15 @@ INLINE void report(bool always, const char *format, u32 a, u32 b) {
 
 HELPER void trace(const char *format, u32 a, u32 b) { report(false, format, a, b); }
 HELPER void error(const char *format, u32 a, u32 b) { report(true, format, a, b); }
+
+// The device runtime's error for a launch beyond its pending launches (cudaErrorLaunchPendingCountExceeded).
+enum { LAUNCH_PENDING_COUNT_EXCEEDED = 69 };
+
+// After a launch made as written because no record could be had (the record pool was short, or the
+// chunk full): `err`, its result, which the launch's caller no longer sees (the pass makes it success).
+// A launch refused for want of room is lost there as it would have been as written, but not silently.
+ACCESSOR void __klap_as_written_result(u32 err) {
+  if (err == LAUNCH_PENDING_COUNT_EXCEEDED)
+    error("klap: error: a launch made as written (no record: the record pool was short, -klap-pool-size) was refused: "
+          "the device runtime's %u pending launches were taken (error %u); it is lost\n", 2048, err);
+}

@@ -2,6 +2,7 @@
 # Builds every test/gpu/*.cu into OUTDIR/<name> for sm_90 with relocatable
 # device code and the device runtime (CUDA dynamic parallelism).
 # Usage: test/gpu/build.sh OUTDIR [extra clang flags...]
+# KLAP_GPU_TEST_DIR: another folder of such programs (test/gpu-limits).
 # The extra flags are appended to each compile, e.g.
 #   test/gpu/build.sh out -fpass-plugin=build/klap.so -mllvm -klap-...
 # Compiles with scripts/klap-clang++ (the flags of scripts/klap-flags; KLAP_CLANG,
@@ -20,7 +21,7 @@ root="$(cd "$here/../.." && pwd)"
 
 mkdir -p "$out"
 n=0
-for src in "$here"/*.cu; do
+for src in "${KLAP_GPU_TEST_DIR:-$here}"/*.cu; do
   name="$(basename "$src" .cu)"
   echo "build $name" >&2
   "$root/scripts/klap-clang++" --no-klap -O2 "$src" -o "$out/$name" "$@"

@@ -4,6 +4,7 @@
 # then `N passed, N failed`. A program passes when it exits 0 and its last
 # line is PASS. Exits 1 if any failed.
 # Usage: test/gpu/run.sh BINDIR
+# KLAP_GPU_TEST_DIR: the folder of the programs' sources, as build.sh took it (default test/gpu).
 set -euo pipefail
 
 if [ $# -ne 1 ]; then
@@ -15,7 +16,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 passed=0
 failed=0
-for src in "$here"/*.cu; do
+for src in "${KLAP_GPU_TEST_DIR:-$here}"/*.cu; do
   name="$(basename "$src" .cu)"
   echo "== $name"
   if [ ! -x "$bin/$name" ]; then

@@ -713,7 +713,7 @@ impl<'c> Parent<'_, 'c> {
         let tagged = self.call(b, register, &call_args).result();
         let has_record = b.is_not_null(tagged);
         let fallback = fallback_site(self.module, site);
-        guarded_replace(self.module, self.entries, &fallback, &args, b, has_record, |b, then_end| {
+        let as_written = guarded_replace(self.module, self.entries, &fallback, &args, b, has_record, |b, then_end| {
             let record = self.call(b, RuntimeFn::RecordArgs, &[tagged]).result();
             let once: Vec<bool> = site.writes.iter().map(|w| variant.uniform[w.param]).collect();
             args.store_where(b, record, &once, false);
@@ -729,6 +729,9 @@ impl<'c> Parent<'_, 'c> {
                 self.call(b, written, &[]);
             }
         });
+        // Its error is reported where it is the device runtime's room (the caller sees success).
+        b.position_before(&as_written.get_next_instruction().expect("a launch is never a terminator"));
+        self.call(b, RuntimeFn::AsWrittenResult, &[as_written.result()]);
         retire_single_launch_stream(self.module, site);
     }
 
