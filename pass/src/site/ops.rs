@@ -208,25 +208,43 @@ pub fn config_accepted<'c>(
     block: &[IntValue<'c>; 3],
     smem: Option<IntValue<'c>>,
 ) -> IntValue<'c> {
-    let cx = module.get_context();
-    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
-    let cmp = |p, a: IntValue<'c>, c: IntValue<'c>| b.build_int_compare(p, a, c, "").unwrap();
-    // The checks of constant dimensions fold to true: left out.
-    let and = |a: IntValue<'c>, c: IntValue<'c>| b.and_known(a, c, "");
-    let mut ok = cx.bool_type().const_all_ones();
-    for (dims, max) in [(grid, GRID_MAX), (block, BLOCK_MAX)] {
-        for (d, m) in dims.iter().zip(max) {
-            ok = and(ok, cmp(IntPredicate::NE, *d, i32t.const_zero()));
-            ok = and(ok, cmp(IntPredicate::ULE, *d, i32t.const_int(m, false)));
-        }
-    }
+    let i64t = module.get_context().i64_type();
+    let ok = grid_accepted(module, b, grid);
+    let ok = b.and_known(ok, dims_within(module, b, block, BLOCK_MAX), "");
     // Each dimension within its limit: the product fits in 64 bits.
     let wide = |v: IntValue<'c>| b.build_int_z_extend(v, i64t, "").unwrap();
     let threads = b.build_int_mul(b.build_int_mul(wide(block[0]), wide(block[1]), "").unwrap(), wide(block[2]), "").unwrap();
-    ok = and(ok, cmp(IntPredicate::ULE, threads, i64t.const_int(BLOCK_MAX_THREADS, false)));
+    let mut ok = b.and_known(ok, b.build_int_compare(IntPredicate::ULE, threads, i64t.const_int(BLOCK_MAX_THREADS, false), "").unwrap(), "");
     if let Some(bytes) = smem {
         let bytes = b.build_int_z_extend_or_bit_cast(bytes, i64t, "").unwrap();
-        ok = and(ok, cmp(IntPredicate::ULE, bytes, i64t.const_int(DEFAULT_DYNAMIC_SMEM_MAX, false)));
+        ok = b.and_known(ok, b.build_int_compare(IntPredicate::ULE, bytes, i64t.const_int(DEFAULT_DYNAMIC_SMEM_MAX, false), "").unwrap(), "");
+    }
+    ok
+}
+
+/// [`config_accepted`] for a block the caller has found to have at most the launching block's threads (which
+/// the device runtime took): every dimension non-zero and z within its limit is what is left to check.
+pub fn config_accepted_within_parent_block<'c>(module: &Module<'c>, b: &Builder<'c>, grid: &[IntValue<'c>; 3], block: &[IntValue<'c>; 3]) -> IntValue<'c> {
+    let ok = grid_accepted(module, b, grid);
+    b.and_known(ok, dims_within(module, b, block, [u64::from(u32::MAX), u64::from(u32::MAX), BLOCK_MAX[2]]), "")
+}
+
+fn grid_accepted<'c>(module: &Module<'c>, b: &Builder<'c>, grid: &[IntValue<'c>; 3]) -> IntValue<'c> {
+    dims_within(module, b, grid, GRID_MAX)
+}
+
+/// Every dimension non-zero and at most its `max` (a `max` of `u32::MAX` is no check); the checks of constant
+/// dimensions fold to true and are left out.
+fn dims_within<'c>(module: &Module<'c>, b: &Builder<'c>, dims: &[IntValue<'c>; 3], max: [u64; 3]) -> IntValue<'c> {
+    let cx = module.get_context();
+    let i32t = cx.i32_type();
+    let cmp = |p, a: IntValue<'c>, c: IntValue<'c>| b.build_int_compare(p, a, c, "").unwrap();
+    let mut ok = cx.bool_type().const_all_ones();
+    for (d, m) in dims.iter().zip(max) {
+        ok = b.and_known(ok, cmp(IntPredicate::NE, *d, i32t.const_zero()), "");
+        if m < u64::from(u32::MAX) {
+            ok = b.and_known(ok, cmp(IntPredicate::ULE, *d, i32t.const_int(m, false)), "");
+        }
     }
     ok
 }

@@ -50,7 +50,7 @@ use crate::llvm::{
 use crate::remarks::Remark;
 use crate::runtime::IndexRegister;
 use crate::site::abi::Stream;
-use crate::site::ops::{builder_before, config_accepted, dim3_fields, guarded_replace, shared_variable, ArgValues, CanonicalEntries};
+use crate::site::ops::{builder_before, config_accepted_within_parent_block, dim3_fields, guarded_replace, shared_variable, ArgValues, CanonicalEntries};
 use crate::site::{param_layout, LaunchModel, LaunchSite};
 use std::collections::HashMap;
 
@@ -378,7 +378,7 @@ impl<'a, 'c> Parent<'a, 'c> {
         };
         let fits = b.build_or(cmp(IntPredicate::EQ, threads, parent), fewer_warps, "").unwrap();
         // A launch that would fail is made, and fails.
-        let mut ok = and(fits, config_accepted(module, &b, &grid, &block, None));
+        let mut ok = and(fits, config_accepted_within_parent_block(module, &b, &grid, &block));
         let smem = site.smem.into_int_value();
         if smem.get_zero_extended_constant() != Some(0) {
             ok = and(ok, cmp(IntPredicate::ULE, smem, self.sreg(&b, "dynamic_smem_size")));
