@@ -47,7 +47,9 @@ HELPER u32 chunk_records(const Chunk *c) {
   return records < c->capacity ? records : c->capacity;
 }
 
-enum { MAX_WORDS = 256 };
+enum { MAX_WORDS = 4096 };
+// The small slabs of a pool of up to 256 MiB: half of it, up to 64 MiB.
+static const u64 SMALL_POOL_BYTES = 64ull << 20;
 // A set bit in `map` is a slab in use. A set bit in `pending` is the first slab of a chunk whose
 // aggregated child is running and counts its finished blocks into the chunk: whoever next needs
 // room in that word frees it if they are all done.
@@ -65,8 +67,12 @@ INLINE SlabClass slab_class(u32 large) {
   bool host = host_pool_mine();
   char *base = host ? klap_host_pool.base : klap_pool;
   u64 bytes = host ? klap_host_pool.bytes : klap_pool_bytes;
-  // Half the pool in small slabs (at most MAX_WORDS * 64 of them), the rest in large ones.
-  u64 small = (bytes / 2) / SMALL_SLAB;
+  // Half the pool in small slabs up to 64 MiB of them, the split of every pool up to 256 MiB (the default);
+  // of a larger pool a quarter (at most MAX_WORDS * 64 slabs): the small slabs hold the chunks of warp
+  // and block scopes, which at 64 MiB ran short with tens of thousands of launching blocks waiting for
+  // room to launch (test/gpu-limits, BENCHMARKS.md, twenty-fourth session). The rest in large ones.
+  u64 half = bytes / 2 < SMALL_POOL_BYTES ? bytes / 2 : SMALL_POOL_BYTES;
+  u64 small = (bytes / 4 > half ? bytes / 4 : half) / SMALL_SLAB;
   u32 small_slabs = small > MAX_WORDS * 64 ? MAX_WORDS * 64 : (u32)small;
   u64 big = (bytes - (u64)small_slabs * SMALL_SLAB) / LARGE_SLAB;
   u32 large_slabs = big > MAX_WORDS * 64 ? MAX_WORDS * 64 : (u32)big;
