@@ -211,8 +211,8 @@ HELPER void chunk_free_when_done(Chunk *c);
 HELPER void reclaim_near(Chunk *c);
 // pool.cu: frees every finished chunk, where a claim found no room since the last time.
 HELPER void reclaim_if_wanted();
-// pool.cu: frees every finished chunk of large slabs (grid scopes').
-HELPER void reclaim_large();
+// pool.cu: frees every finished chunk of large slabs (grid scopes') where fewer than half are free.
+HELPER void reclaim_large_if_short();
 
 // trace.cu: reports a fallback to an unaggregated launch (with -klap-trace), the first hundred.
 HELPER void trace(const char *format, u32 a, u32 b);

@@ -306,7 +306,17 @@ INLINE void reclaim_class(u32 large) {
     reclaim_word(k, w);
 }
 
-HELPER void reclaim_large() { reclaim_class(1); }
+// Only where fewer than half the large slabs are free: a grid's first block that scanned them in every
+// grid made bfs:rmat at auto 1.1x to 1.3x slower (a scope per level; H200, BENCHMARKS.md, twenty-fourth
+// session).
+HELPER void reclaim_large_if_short() {
+  SlabClass k = slab_class(1);
+  u32 words = (k.slabs + 63) / 64, free = 0;
+  for (u32 w = 0; w < words; ++w)
+    free += slabs_in_word(k, w) - __builtin_popcountll(load_relaxed(&k.map[w]) & slab_bits(slabs_in_word(k, w)));
+  if (2 * free < k.slabs)
+    reclaim_class(1);
+}
 
 HELPER void reclaim_if_wanted() {
   if (load_relaxed(&klap_reclaim_wanted) && __nvvm_atom_xchg_gen_i((int *)&klap_reclaim_wanted, 0)) {
