@@ -312,8 +312,10 @@ INLINE void reclaim_class(u32 large) {
 HELPER void reclaim_large_if_short() {
   SlabClass k = slab_class(1);
   u32 words = (k.slabs + 63) / 64, free = 0;
-  for (u32 w = 0; w < words; ++w)
-    free += slabs_in_word(k, w) - __builtin_popcountll(load_relaxed(&k.map[w]) & slab_bits(slabs_in_word(k, w)));
+  for (u32 w = 0; w < words; ++w) {
+    u32 in_word = slabs_in_word(k, w);
+    free += in_word - __builtin_popcountll(load_relaxed(&k.map[w]) & slab_bits(in_word));
+  }
   if (2 * free < k.slabs)
     reclaim_class(1);
 }

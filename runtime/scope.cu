@@ -241,12 +241,11 @@ INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
         }
         e = (GridEntry *)shfl_u64(mask, (u64)e, __builtin_ctz(mask));
         // The grid's first block frees the large slabs of finished chunks before the grid registers
-        // (where fewer than half are free):
-        // only launches did, and a grid scope launches at its grid's end, so a grid that came after
-        // one whose chunks filled the pool found no room for any registration, made every launch as
-        // written and lost those beyond the device runtime's 2,048 pending (reuse_gap.cu, 8,000
-        // blocks of 256 threads at grid granularity: 2,045,952 of 2,048,000 child blocks;
-        // BENCHMARKS.md, twenty-fourth session).
+        // (where fewer than half are free). Only launches did, and a grid scope launches at its grid's
+        // end, so a grid that came after one whose chunks filled the pool found no room for any
+        // registration, made every launch as written and lost those beyond the device runtime's 2,048
+        // pending (reuse_gap.cu, 8,000 blocks of 256 threads at grid granularity: 2,045,952 of
+        // 2,048,000 child blocks; BENCHMARKS.md, twenty-fourth session).
         if (claimed)
           reclaim_large_if_short();
         return e ? &e->scope : 0;

@@ -27,5 +27,5 @@ enum { LAUNCH_PENDING_COUNT_EXCEEDED = 69 };
 ACCESSOR void __klap_as_written_result(u32 err) {
   if (err == LAUNCH_PENDING_COUNT_EXCEEDED)
     error("klap: error: a launch made as written (no record: the record pool was short, -klap-pool-size) was refused: "
-          "the device runtime's %u pending launches were taken (error %u); it is lost\n", 2048, err);
+          "the device runtime's pending launches were taken (error %u); it is lost\n", err, 0);
 }

@@ -209,8 +209,8 @@ pub fn config_accepted<'c>(
     smem: Option<IntValue<'c>>,
 ) -> IntValue<'c> {
     let i64t = module.get_context().i64_type();
-    let ok = grid_accepted(module, b, grid);
-    let ok = b.and_known(ok, dims_within(module, b, block, BLOCK_MAX), "");
+    let ok = dims_within(module, b, module.get_context().bool_type().const_all_ones(), grid, GRID_MAX.map(Some));
+    let ok = dims_within(module, b, ok, block, BLOCK_MAX.map(Some));
     // Each dimension within its limit: the product fits in 64 bits.
     let wide = |v: IntValue<'c>| b.build_int_z_extend(v, i64t, "").unwrap();
     let threads = b.build_int_mul(b.build_int_mul(wide(block[0]), wide(block[1]), "").unwrap(), wide(block[2]), "").unwrap();
@@ -225,24 +225,18 @@ pub fn config_accepted<'c>(
 /// [`config_accepted`] for a block the caller has found to have at most the launching block's threads (which
 /// the device runtime took): every dimension non-zero and z within its limit is what is left to check.
 pub fn config_accepted_within_parent_block<'c>(module: &Module<'c>, b: &Builder<'c>, grid: &[IntValue<'c>; 3], block: &[IntValue<'c>; 3]) -> IntValue<'c> {
-    let ok = grid_accepted(module, b, grid);
-    b.and_known(ok, dims_within(module, b, block, [u64::from(u32::MAX), u64::from(u32::MAX), BLOCK_MAX[2]]), "")
+    let ok = dims_within(module, b, module.get_context().bool_type().const_all_ones(), grid, GRID_MAX.map(Some));
+    dims_within(module, b, ok, block, [None, None, Some(BLOCK_MAX[2])])
 }
 
-fn grid_accepted<'c>(module: &Module<'c>, b: &Builder<'c>, grid: &[IntValue<'c>; 3]) -> IntValue<'c> {
-    dims_within(module, b, grid, GRID_MAX)
-}
-
-/// Every dimension non-zero and at most its `max` (a `max` of `u32::MAX` is no check); the checks of constant
+/// `ok` and every dimension non-zero and at most its `max`, where it has one; the checks of constant
 /// dimensions fold to true and are left out.
-fn dims_within<'c>(module: &Module<'c>, b: &Builder<'c>, dims: &[IntValue<'c>; 3], max: [u64; 3]) -> IntValue<'c> {
-    let cx = module.get_context();
-    let i32t = cx.i32_type();
+fn dims_within<'c>(module: &Module<'c>, b: &Builder<'c>, mut ok: IntValue<'c>, dims: &[IntValue<'c>; 3], max: [Option<u64>; 3]) -> IntValue<'c> {
+    let i32t = module.get_context().i32_type();
     let cmp = |p, a: IntValue<'c>, c: IntValue<'c>| b.build_int_compare(p, a, c, "").unwrap();
-    let mut ok = cx.bool_type().const_all_ones();
     for (d, m) in dims.iter().zip(max) {
         ok = b.and_known(ok, cmp(IntPredicate::NE, *d, i32t.const_zero()), "");
-        if m < u64::from(u32::MAX) {
+        if let Some(m) = m {
             ok = b.and_known(ok, cmp(IntPredicate::ULE, *d, i32t.const_int(m, false)), "");
         }
     }

@@ -49,7 +49,6 @@ define ptx_kernel void @child(ptr %out) {
 ; CHECK: icmp ne i32 %bz, 0
 ; CHECK: icmp ule i32 %bz, 64
 ; CHECK-NEXT: and i1
-; CHECK-NEXT: and i1
 ; CHECK-NEXT: %[[OK:.*]] = and i1
 ; CHECK-NEXT: %[[CLAIM:.*]] = zext i1 %[[OK]] to i32
 ; CHECK: atomicrmw add ptr addrspace(3) @parent__klap_reuse_count, i32 %[[CLAIM]] monotonic
