@@ -158,6 +158,12 @@ struct Chunk {
   ChildKernel deferred; // what a chunk left to its grid's waiter is launched as
 };
 
+// What an aggregated child's entry is given, for its record lookup, where no constant number of blocks
+// is every record's: every record of a chunk has the first record's dims (the pass found the launch
+// configuration uniform over the scope), so a block finds its record by dividing by the first record's
+// blocks. 0: a search.
+enum : u32 { UNIFORM_RECORDS = 0xffffffffu };
+
 // A chunk's header, then its records' dims at a fixed offset: an aggregated block that knows its record
 // (a division) reads the record's dims without waiting for the header first. Then the blocks' ends and
 // the arguments, where the capacity puts them.

@@ -79,11 +79,14 @@ INLINE char *record_args() {
 
 // An aggregated block's entry to aggregated block b, by every thread: the record's arguments, or null for a
 // thread beyond the record's block size (it runs nothing of it). `coarse`: the block goes on to the next
-// aggregated block after this one (it keeps the record's range).
+// aggregated block after this one (it keeps the record's range). `blocks_per_record`: as find_record, or
+// UNIFORM_RECORDS: every record has the first's dims, read with the header, and the record is a division by
+// its blocks (no search: three dependent rounds of loads and ballots for mm's 2,003 records a chunk).
 INLINE char *enter_block(Chunk *c, u32 b, u32 blocks_per_record, bool coarse) {
   u32 threads = __nvvm_read_ptx_sreg_ntid_x();
+  bool uniform = blocks_per_record == UNIFORM_RECORDS;
   if (tid_x() < 32 && (threads >= 32 || tid_x() == 0)) {
-    u32 r = find_record(c, b, blocks_per_record);
+    u32 r = uniform ? 0 : find_record(c, b, blocks_per_record);
     if (tid_x() == 0) {
       // Every load first, then the stores to shared memory (which a generic load could alias): the
       // loads go out together, the header's and the record's dims, one round trip.
@@ -92,6 +95,12 @@ INLINE char *enter_block(Chunk *c, u32 b, u32 blocks_per_record, bool coarse) {
       char *args = c->args;
       u32 record_size = c->record_size, group = c->group;
       u64 grid_threads = c->threads_total;
+      if (uniform) {
+        u32 n = gx * gy * gz;
+        r = b / n;
+        d += 8 * r;
+        blocks_per_record = n;
+      }
       u32 first = blocks_per_record ? b - b % blocks_per_record : (r ? c->end[r - 1] : 0);
       klap_child.chunk = c;
       klap_child.args = args + (u64)r * record_size;

@@ -55,7 +55,7 @@ use crate::llvm::{
     AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionValue,
     InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt, ValueExt, SHARED_SPACE,
 };
-use crate::runtime::{is_runtime_function, IndexRegister, Runtime, RuntimeFn};
+use crate::runtime::{is_runtime_function, IndexRegister, Runtime, RuntimeFn, UNIFORM_RECORDS};
 use crate::site::abi::{classify_entry, EntryKind};
 use crate::site::ops::entry_alloca;
 use crate::site::{param_layout, uniform};
@@ -95,6 +95,31 @@ pub struct Variant<'c> {
     pub args_in_params: bool,
     /// How the blocks of the aggregated variant run several aggregated blocks, where they do.
     pub coarsen: Option<Coarsening>,
+    /// How each block of the aggregated variant finds its record.
+    pub lookup: RecordLookup,
+}
+
+/// How an aggregated block finds its record among its chunk's.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RecordLookup {
+    /// Every launch of the child is a grid of this many blocks (a constant): a division.
+    Blocks(u32),
+    /// Every launch registers one configuration over its scope (site/uniform.rs): every record of a
+    /// chunk has the first's, and a division by its blocks finds a record.
+    FirstRecord,
+    /// A search over the records' block ranges.
+    Search,
+}
+
+impl RecordLookup {
+    /// The runtime's operand: the blocks, its UNIFORM_RECORDS, or 0 for a search.
+    fn operand(self) -> u64 {
+        match self {
+            RecordLookup::Blocks(n) => n as u64,
+            RecordLookup::FirstRecord => UNIFORM_RECORDS as u64,
+            RecordLookup::Search => 0,
+        }
+    }
 }
 
 /// Coarsening of an aggregated child (`-klap-coarsen`, `-klap-coarsen-sm-threads`): each block of its
@@ -189,14 +214,14 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     }
 
     /// The aggregated variant of `kernel`, with `uniform` saying which parameters come once per chunk,
-    /// and `blocks_per_record` the blocks of every launch of it, where they are one constant (else 0).
+    /// and `lookup` how its blocks find their records.
     /// Coarsened as `coarsen` says where that is on and [`ChildVariants::coarsenable`] allows (the
     /// variant's `coarsen`).
-    pub fn aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], blocks_per_record: u32, coarsen: Coarsening) -> &Variant<'c> {
+    pub fn aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], lookup: RecordLookup, coarsen: Coarsening) -> &Variant<'c> {
         let key = (kernel, VariantKind::Aggregated);
         if !self.variants.contains_key(&key) {
             let coarsen = (coarsen.on() && self.coarsenable(kernel).is_ok()).then_some(coarsen);
-            let v = self.build_aggregated(kernel, uniform, blocks_per_record, coarsen);
+            let v = self.build_aggregated(kernel, uniform, lookup, coarsen);
             self.variants.insert(key, v);
         }
         &self.variants[&key]
@@ -215,7 +240,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         Ok(())
     }
 
-    fn build_aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], blocks_per_record: u32, coarsen: Option<Coarsening>) -> Variant<'c> {
+    fn build_aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], lookup: RecordLookup, coarsen: Option<Coarsening>) -> Variant<'c> {
         let (module, runtime) = (self.module, self.runtime.expect("aggregated variants call the runtime"));
         let cx = module.get_context();
         let ptr = cx.ptr_type(AddressSpace::default());
@@ -269,7 +294,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         hoist_allocas(&b, body, entry);
         b.position_at_end(entry);
         // With as many blocks in every record, a block finds its record by a division, not a search.
-        let blocks_per_record = cx.i32_type().const_int(blocks_per_record as u64, false).into();
+        let blocks_per_record = cx.i32_type().const_int(lookup.operand(), false).into();
         let (args, masked_return, latch) = if coarsen.is_some() {
             hoist_fixed_allocas(&b, f, entry);
             b.position_at_end(entry);
@@ -314,7 +339,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             }
         }
         self.rewrite_index_reads(f, IndexRewrite::Accessors);
-        Variant { function: f, body_start, exits, param_size, uniform, uniform_words, args_in_params, coarsen }
+        Variant { function: f, body_start, exits, param_size, uniform, uniform_words, args_in_params, coarsen, lookup }
     }
 
     /// Whether each thread of `kernel` can run alone, one after another in one thread: nothing in it or
@@ -442,7 +467,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.build_unconditional_branch(body).expect("builder positioned");
         let body_start = body.get_first_instruction().expect("a cloned body");
         let (_, param_size) = param_layout(self.module, kernel);
-        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None }
+        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None, lookup: RecordLookup::Search }
     }
 
     /// Every thread of a grid of `kernel`, one after another, as a device function.
@@ -627,7 +652,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.build_return(None).unwrap();
         base.add_incoming(&[(&c32(0), entry), (&base_next, next)]);
         let body_start = run.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None }
+        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None, lookup: RecordLookup::Search }
     }
 
     /// Whether every parameter of `kernel` can be shuffled between lanes: integers, floats and pointers,
@@ -792,7 +817,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.position_at_end(exit);
         b.build_return(None).unwrap();
         let body_start = call.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None }
+        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None, lookup: RecordLookup::Search }
     }
 
     /// Whether a parent block can run blocks of `kernel` with its own threads ([`VariantKind::Block`]),
@@ -911,7 +936,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let indices: Vec<BasicValueEnum<'c>> = (0..registers.len()).map(|i| f.get_nth_param((params.len() + i) as u32).unwrap()).collect();
         self.pass_index_registers(f, &indices);
         let body_start = body.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None }
+        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None, lookup: RecordLookup::Search }
     }
 
     /// Replaces the index-register reads of `f` by `indices` (in the table's order), passing them on to
@@ -1045,7 +1070,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             tid_phis[d].add_incoming(&[(&zero, blocks_head), (&tid_next[d], thread_body)]);
         }
         let body_start = thread_body.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None }
+        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None, lookup: RecordLookup::Search }
     }
 
     /// Rewrites the index-register reads of `f` as `how` says, also in the device functions it calls

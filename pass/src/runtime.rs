@@ -162,6 +162,10 @@ pub const LARGE_BLOCK_THREADS: u64 = 1024;
 pub const PER_BLOCK_IF_SMALL_GRID: u32 = 1;
 pub const PER_BLOCK_IF_LARGE_BLOCKS: u32 = 2;
 
+/// What an aggregated child's entry is given where every record of a chunk has the first's configuration
+/// (its UNIFORM_RECORDS, the same): a block finds its record by a division by the first record's blocks.
+pub const UNIFORM_RECORDS: u32 = u32::MAX;
+
 /// Whether `f` is a function of the device runtime, which klap links into the module (runtime/).
 pub fn is_runtime_function(f: FunctionValue) -> bool {
     f.name().starts_with("__klap_")

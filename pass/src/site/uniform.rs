@@ -75,6 +75,27 @@ pub fn analyze<'c>(module: &Module<'c>, sites: &[&LaunchSite<'c>], children: &[F
     }
 }
 
+/// Whether every launch of `child` among `sites` registers one configuration over its scope: each
+/// launch's grid, block and dynamic shared memory are uniform (as arguments are, given `uniform`), and
+/// launches that may share a chunk give the very same values. Then every record of a chunk has its
+/// first record's configuration, and an aggregated block finds its record by a division.
+pub fn config_uniform<'c>(sites: &[&LaunchSite<'c>], child: FunctionValue<'c>, uniform: &UniformParams<'c>) -> bool {
+    let of_child: Vec<&LaunchSite<'c>> = sites.iter().copied().filter(|s| s.child == child).collect();
+    let config = |s: &LaunchSite<'c>| -> Option<Vec<BasicValueEnum<'c>>> {
+        let mut values: Vec<BasicValueEnum<'c>> = s.grid.fields.iter().chain(&s.block.fields).copied().collect::<Option<_>>()?;
+        values.push(s.smem);
+        values.iter().all(|&v| value_uniform(uniform, v, 0)).then_some(values)
+    };
+    let Some(configs) = of_child.iter().map(|s| config(s)).collect::<Option<Vec<_>>>() else { return false };
+    !of_child.is_empty()
+        && of_child.iter().zip(&configs).enumerate().all(|(i, (a, ca))| {
+            of_child[i + 1..].iter().zip(&configs[i + 1..]).all(|(b, cb)| {
+                let may_share = a.caller == b.caller || !a.caller_is_kernel || !b.caller_is_kernel;
+                !may_share || ca.iter().zip(cb).all(|(&x, &y)| same(x, y))
+            })
+        })
+}
+
 /// What a launch writes into parameter `param`: offsets and values, or offsets, sources and lengths.
 fn written<'c>(site: &LaunchSite<'c>, param: usize) -> Vec<(u64, BasicValueEnum<'c>, Option<u64>)> {
     site.writes

@@ -22,7 +22,7 @@
 
 use super::{Granularity, Options};
 use crate::callgraph::CallGraph;
-use crate::child::{unremappable_index_read, ChildVariants, Coarsening, Variant, VariantKind};
+use crate::child::{unremappable_index_read, ChildVariants, Coarsening, RecordLookup, Variant, VariantKind};
 use crate::llvm::{
     count, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
     AddressSpace, GlobalValue, InstructionValue, Linkage, Module, Statistic, ValueExt,
@@ -406,7 +406,12 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     for &k in &children {
         let wide = options.coarsen.one_warp_blocks && constant_over_launches(&model.sites, k, |s| s.block.constant_product()).is_none_or(|n| n > 32);
         let asked = if wide { options.coarsen.off() } else { options.coarsen };
-        let coarsen = variants.aggregated(k, &uniform[&k], constant_grid_blocks(&model.sites, k), asked).coarsen;
+        let lookup = match constant_grid_blocks(&model.sites, k) {
+            0 if uniform::config_uniform(&eligible, k, &uniform) => RecordLookup::FirstRecord,
+            0 => RecordLookup::Search,
+            n => RecordLookup::Blocks(n),
+        };
+        let coarsen = variants.aggregated(k, &uniform[&k], lookup, asked).coarsen;
         if options.coarsen.on() {
             coarsening_remark(ctx, &variants, &eligible, k, coarsen, wide);
         }
@@ -641,7 +646,11 @@ fn aggregated_message<'c>(module: &Module<'c>, site: &LaunchSite<'c>, variant: &
         let how = if variant.args_in_params { "as the aggregated kernel's parameters" } else { "in the first record" };
         format!("{} argument bytes per record, {} of them passed once, {how}", variant.param_size, once)
     };
-    format!("launch of @{} aggregated at {} granularity ({what})", site.child.name(), g.as_str())
+    let lookup = match variant.lookup {
+        RecordLookup::FirstRecord => ", one configuration over the scope: records found by a division",
+        _ => "",
+    };
+    format!("launch of @{} aggregated at {} granularity ({what}{lookup})", site.child.name(), g.as_str())
 }
 
 /// The parent side: a launch registers a record in its scope and writes its arguments there; the

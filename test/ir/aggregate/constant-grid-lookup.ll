@@ -1,6 +1,6 @@
 ; An aggregated child's block finds its record by a division where every launch of the child in the
 ; module has one constant number of blocks (then so does every record of its chunks): the runtime's
-; lookup gets that number, 0 where the launches differ or one is not a constant.
+; lookup gets that number, 0 where the launches differ or one is neither a constant nor uniform.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime>' -S %s -o - | FileCheck %s
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
@@ -33,8 +33,9 @@ define ptx_kernel void @unknown(ptr %out) {
 }
 
 
-define ptx_kernel void @parent(ptr %out, i32 %n) {
+define ptx_kernel void @parent(ptr %out) {
 entry:
+  %n = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %g1 = alloca %struct.dim3, align 4
   %g2 = alloca %struct.dim3, align 4
   %g3 = alloca %struct.dim3, align 4
@@ -83,6 +84,6 @@ entry:
 ; CHECK:         call ptr @__klap_child_enter(ptr %klap.chunk, i32 0)
 ; CHECK-LABEL: define ptx_kernel void @planes__klap(
 ; CHECK:         call ptr @__klap_child_enter(ptr %klap.chunk, i32 6)
-; %n blocks.
+; %tid blocks (a count uniform over the scope, a kernel parameter, is uniform-config-lookup.ll's).
 ; CHECK-LABEL: define ptx_kernel void @unknown__klap(
 ; CHECK:         call ptr @__klap_child_enter(ptr %klap.chunk, i32 0)

@@ -25,7 +25,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 ; The pool and the runtime, linked in as this module's own.
 ; CHECK: @klap_pool = internal addrspace(1) global [268435456 x i8] zeroinitializer
 
-; REMARK: remark: <unknown>:0:0: launch of @child aggregated at grid granularity (12 argument bytes per record, 8 of them passed once, as the aggregated kernel's parameters) [KLAP200]
+; REMARK: remark: <unknown>:0:0: launch of @child aggregated at grid granularity (12 argument bytes per record, 8 of them passed once, as the aggregated kernel's parameters, one configuration over the scope: records found by a division) [KLAP200]
 
 define ptx_kernel void @child(ptr %out, i32 %n) {
   %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -99,10 +99,11 @@ done:
 }
 
 ; The variant: record lookup, argument loads, remapped indices. %out, uniform, is the variant's own
-; parameter (the launch copies the first record there); %n comes from the block's record.
+; parameter (the launch copies the first record there); %n comes from the block's record. The grid, %n / 32,
+; is one over the scope: a record is a division by the first record's blocks (-1).
 ; CHECK-LABEL: define ptx_kernel void @child__klap(ptr %out, i32 %n, ptr %klap.chunk)
 ; CHECK:       klap.entry:
-; CHECK-NEXT:    [[ARGS:%.*]] = call ptr @__klap_child_enter(ptr %klap.chunk, i32 0)
+; CHECK-NEXT:    [[ARGS:%.*]] = call ptr @__klap_child_enter(ptr %klap.chunk, i32 -1)
 ; CHECK-NEXT:    [[ACTIVE:%.*]] = icmp ne ptr [[ARGS]], null
 ; CHECK-NEXT:    br i1 [[ACTIVE]], label %[[BODY:.*]], label %klap.masked
 ; CHECK:       [[BODY]]:

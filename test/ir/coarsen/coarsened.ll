@@ -3,7 +3,8 @@
 ; barrier), each next one after the lanes of each warp meet (bar.warp.sync over the lanes at the kernel's start)
 ; in __klap_child_next, which skips the lookup where the block is in the same record. A thread beyond the
 ; record's block size, and every return of the child's code (counted out of its block first), goes to the
-; latch. The launch gives the runtime the factor in bits 16 to 23 of the parameter size and the threads a
+; latch. The grid, %n / 32, is one over the scope: a record is a division by the first's blocks (-1). The
+; launch gives the runtime the factor in bits 16 to 23 of the parameter size and the threads a
 ; multiprocessor to keep, in 64s, in bits 24 to 29: 12 bytes | ARGS_IN_PARAMS | 4 << 16 | (2048 / 64) << 24 =
 ; 1610874892.
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;no-inline-runtime;coarsen=4>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
@@ -78,7 +79,7 @@ done:
 ; CHECK:         call void @__klap_child_exit()
 ; CHECK-NEXT:    br label %klap.coarse.latch
 ; CHECK:       klap.coarse.enter:
-; CHECK-NEXT:    [[ARGS0:%.*]] = call ptr @__klap_child_enter_first(ptr %klap.chunk, i32 [[FIRST]], i32 0)
+; CHECK-NEXT:    [[ARGS0:%.*]] = call ptr @__klap_child_enter_first(ptr %klap.chunk, i32 [[FIRST]], i32 -1)
 ; CHECK-NEXT:    br label %klap.coarse.run
 ; CHECK:       klap.coarse.run:
 ; CHECK-NEXT:    %klap.coarse.block = phi i32 [ [[FIRST]], %klap.coarse.enter ], [ [[NEXT:%.*]], %klap.coarse.next ]
@@ -91,7 +92,7 @@ done:
 ; CHECK-NEXT:    br i1 [[MORE]], label %klap.coarse.next, label %klap.coarse.done
 ; CHECK:       klap.coarse.next:
 ; CHECK-NEXT:    call void @llvm.nvvm.bar.warp.sync(i32 [[LANES]])
-; CHECK-NEXT:    [[ARGS1]] = call ptr @__klap_child_next(ptr %klap.chunk, i32 [[NEXT]], i32 0)
+; CHECK-NEXT:    [[ARGS1]] = call ptr @__klap_child_next(ptr %klap.chunk, i32 [[NEXT]], i32 -1)
 ; CHECK-NEXT:    br label %klap.coarse.run
 ; CHECK:       klap.coarse.done:
 ; CHECK-NEXT:    ret void
@@ -99,7 +100,7 @@ done:
 ; CHECK:       }
 ; OFF-LABEL:   define ptx_kernel void @child__klap(
 ; OFF-NOT:       coarse
-; OFF:           call ptr @__klap_child_enter(ptr %klap.chunk, i32 0)
+; OFF:           call ptr @__klap_child_enter(ptr %klap.chunk, i32 -1)
 ; OFF-NOT:       coarse
 ; OFF:         }
 define ptx_kernel void @child(ptr %out, i32 %n) {

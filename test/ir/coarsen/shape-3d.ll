@@ -28,7 +28,8 @@
 ; CHECK:         call void @__klap_child_exit()
 ; CHECK-NEXT:    br label %klap.coarse.latch
 ; CHECK:       klap.coarse.next:
-; CHECK:         call ptr @__klap_child_next(ptr %klap.chunk, i32 {{%.*}}, i32 0)
+; Each kernel's launches have one configuration over its scope: a record is a division by the first's blocks.
+; CHECK:         call ptr @__klap_child_next(ptr %klap.chunk, i32 {{%.*}}, i32 -1)
 ; CHECK:       }
 
 ; OFF-LABEL: define ptx_kernel void @constant(
