@@ -213,8 +213,9 @@ HELPER Chunk *chunk_alloc_together(u32 mask, u32 slab_count, u32 record_size, u3
 HELPER void chunk_free(Chunk *c);
 // pool.cu: a chunk whose aggregated child is launched goes back once every block of it is counted.
 HELPER void chunk_free_when_done(Chunk *c);
-// pool.cu: frees the finished chunks among the slabs of `c`'s bitmap word.
-HELPER void reclaim_near(Chunk *c);
+// pool.cu: frees the finished chunks among the slabs of the bitmap word of a chunk's first slab, `slab`
+// (Chunk::slab: the class in the top bit).
+HELPER void reclaim_near(u32 slab);
 // pool.cu: frees every finished chunk, where a claim found no room since the last time.
 HELPER void reclaim_if_wanted();
 // pool.cu: frees every finished chunk of large slabs (grid scopes') where fewer than half are free.

@@ -73,20 +73,9 @@ INLINE bool launch_record(Chunk *c, u32 r, ChildKernel k, void *stream, u32 retr
                 k.uniform_words, 0, retries);
 }
 
-// Makes chunk `c`'s launch: true once made, or, by a `patient` caller, once made or reported lost; false,
-// with nothing launched and the chunk still the caller's, where the device runtime refused it for want of
-// room (an impatient caller).
-INLINE bool launch_one_chunk(Chunk *c, ChildKernel k, void *stream, bool patient) {
+// launch_one_chunk's launch, its reclaim aside.
+INLINE bool launch_chunk_now(Chunk *c, ChildKernel k, void *stream, bool patient) {
   u32 retries = patient ? PATIENT_RETRIES : QUICK_RETRIES;
-  // Frees the finished chunks in the bitmap word of chunk `c` (before it is launched: after, it may
-  // be gone), where the claims of the warps that claimed it start. Reclaiming after the launch instead,
-  // to take it off the way to the child's start, made the children slower (measured, the nested
-  // benchmark at block granularity: median 0.90 to 0.99 ms against 0.51 to 0.53; cause not found), and
-  // so did reclaiming only once half the word's slabs were in use (0.99 to 1.03 ms against 0.56 hand-
-  // written; with 10,000 parents 0.097 against 0.066). Done here, once per launch, and not where a claim
-  // finds no room: inlined into every registration, the reclaiming code's registers counted toward
-  // every parent (measured: 56 to 70 registers, too many for 1024-thread blocks).
-  reclaim_near(c);
   fence();
   u64 counter = load_relaxed(&c->counter);
   u32 records = (u32)(counter >> 32);
@@ -123,6 +112,31 @@ INLINE bool launch_one_chunk(Chunk *c, ChildKernel k, void *stream, bool patient
       error("klap: error: a device launch failed (record %u of %u): it is lost\n", r, n);
   chunk_free(c);
   return true;
+}
+
+// Makes chunk `c`'s launch: true once made, or, by a `patient` caller, once made or reported lost; false,
+// with nothing launched and the chunk still the caller's, where the device runtime refused it for want of
+// room (an impatient caller).
+//
+// Frees the finished chunks in the bitmap word of chunk `c`, where the claims of the warps that claimed it
+// start: once per launch, and not where a claim finds no room (inlined into every registration, the
+// reclaiming code's registers counted toward every parent: 56 to 70 registers, too many for 1024-thread
+// blocks). A small chunk's word (warp and block scopes) is reclaimed before its launch: after it made the
+// children slower (the nested benchmark at block granularity: median 0.90 to 0.99 ms against 0.51 to 0.53;
+// cause not found), and so did reclaiming only once half the word's slabs were in use (0.99 to 1.03 ms
+// against 0.56 hand-written). A large chunk's (a grid scope's) after: there it was most of what klap's code
+// adds between a grid's last exit and its children's launch, about 4 us of a generation's 15 (a probe of
+// the global timer, H200, BENCHMARKS.md, twenty-fifth session), and a grid's last thread has nothing else
+// to do. Its slab is read first: once launched, the chunk may be freed by its children.
+INLINE bool launch_one_chunk(Chunk *c, ChildKernel k, void *stream, bool patient) {
+  u32 slab = c->slab;
+  bool large = slab >> 31;
+  if (!large)
+    reclaim_near(slab);
+  bool made = launch_chunk_now(c, k, stream, patient);
+  if (large && made)
+    reclaim_near(slab);
+  return made;
 }
 
 // ---- launches refused for want of room -----------------------------------------------------------

@@ -298,7 +298,7 @@ HELPER void chunk_free_when_done(Chunk *c) {
   __nvvm_atom_or_gen_ll((long long *)&k.pending[first / 64], (long long)(1ull << (first % 64)));
 }
 
-HELPER void reclaim_near(Chunk *c) { reclaim_word(slab_class(c->slab >> 31), (c->slab & 0x7fffffffu) / 64); }
+HELPER void reclaim_near(u32 slab) { reclaim_word(slab_class(slab >> 31), (slab & 0x7fffffffu) / 64); }
 
 INLINE void reclaim_class(u32 large) {
   SlabClass k = slab_class(large);
