@@ -9,7 +9,7 @@
 //                the scope a kernel shares with the device functions it runs
 //   lookup.cu    the aggregated child: its record lookup and remapped indices, its exit count
 //   promote.cu   kernel launch promotion: slots, release at the parent's end, acquire in the child
-//   launch.cu    the aggregated launch, the one-by-one fallback, the reclaim before a launch, a grid's
+//   launch.cu    the aggregated launch, the one-by-one fallback, the reclaim beside a launch, a grid's
 //                waiter for the launches the device runtime refuses for want of room
 //   trace.cu     the reports of fallbacks (-klap-trace) and of lost launches
 //   malloc.cu    device-side cudaMalloc and cudaFree aggregated per warp (transform/malloc.rs)

@@ -187,7 +187,7 @@ INLINE int claim_slabs(SlabClass k, u32 count) {
 // the claim fails: that is inlined into every registration, where the reclaiming code's registers
 // counted toward every parent (measured: 67 to 82 registers, as a call; under the register cap, 300
 // bytes of spills instead of 20 in bfs, sssp, qt and mandel, twenty-fourth session). A grid's first
-// block frees the large slabs' finished chunks (reclaim_large, scope.cu).
+// block frees the large slabs' finished chunks (reclaim_large_if_short, scope.cu).
 GLOBAL_VAR u32 klap_reclaim_wanted;
 
 // The chunk in the `slab_count` slabs from `first` on, set up for records of `record_size` bytes; null

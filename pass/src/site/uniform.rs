@@ -40,8 +40,7 @@ pub fn analyze<'c>(module: &Module<'c>, sites: &[&LaunchSite<'c>], children: &[F
     // granularity, wrong checksums; 232-19, an illegal address).
     for (i, a) in sites.iter().enumerate() {
         for b in &sites[i + 1..] {
-            let may_share = a.caller == b.caller || !a.caller_is_kernel || !b.caller_is_kernel;
-            if may_share && a.child == b.child {
+            if may_share_chunks(a, b) && a.child == b.child {
                 let flags = uniform.get_mut(&a.child).unwrap();
                 for (p, flag) in flags.iter_mut().enumerate() {
                     *flag &= written(a, p) == written(b, p);
@@ -90,10 +89,15 @@ pub fn config_uniform<'c>(sites: &[&LaunchSite<'c>], child: FunctionValue<'c>, u
     !of_child.is_empty()
         && of_child.iter().zip(&configs).enumerate().all(|(i, (a, ca))| {
             of_child[i + 1..].iter().zip(&configs[i + 1..]).all(|(b, cb)| {
-                let may_share = a.caller == b.caller || !a.caller_is_kernel || !b.caller_is_kernel;
-                !may_share || ca.iter().zip(cb).all(|(&x, &y)| same(x, y))
+                !may_share_chunks(a, b) || ca.iter().zip(cb).all(|(&x, &y)| same(x, y))
             })
         })
+}
+
+/// Whether two launches may register into one chunk: launches of one kernel share its scopes, and a launch
+/// in a device function joins the scope of whichever kernel runs it (KLAP214).
+fn may_share_chunks(a: &LaunchSite, b: &LaunchSite) -> bool {
+    a.caller == b.caller || !a.caller_is_kernel || !b.caller_is_kernel
 }
 
 /// What a launch writes into parameter `param`: offsets and values, or offsets, sources and lengths.

@@ -61,10 +61,16 @@ fn constant_over_launches<'c>(sites: &[LaunchSite<'c>], child: FunctionValue<'c>
     launches.all(|n| n == Some(first)).then_some(first)
 }
 
-/// The blocks of every launch of `child`, where each launches a grid of the same constant size (so
-/// that every record of its chunks has that many), else 0.
-fn constant_grid_blocks<'c>(sites: &[LaunchSite<'c>], child: FunctionValue<'c>) -> u32 {
-    constant_over_launches(sites, child, |s| s.grid.constant_product()).and_then(|n| u32::try_from(n).ok()).unwrap_or(0)
+/// How the aggregated blocks of `child` find their records: a division by the blocks of every launch where
+/// each launches a grid of the same constant size (so that every record of its chunks has that many), by the
+/// first record's blocks where every launch registers one configuration over its scope, else a search.
+fn record_lookup<'c>(sites: &[LaunchSite<'c>], eligible: &[&LaunchSite<'c>], child: FunctionValue<'c>, uniform: &uniform::UniformParams<'c>) -> RecordLookup {
+    let constant = constant_over_launches(sites, child, |s| s.grid.constant_product()).and_then(|n| u32::try_from(n).ok());
+    match constant.filter(|&n| n > 0) {
+        Some(n) => RecordLookup::Blocks(n),
+        None if uniform::config_uniform(eligible, child, uniform) => RecordLookup::FirstRecord,
+        None => RecordLookup::Search,
+    }
 }
 
 /// Why a recognized launch is not aggregated, or None.
@@ -406,11 +412,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     for &k in &children {
         let wide = options.coarsen.one_warp_blocks && constant_over_launches(&model.sites, k, |s| s.block.constant_product()).is_none_or(|n| n > 32);
         let asked = if wide { options.coarsen.off() } else { options.coarsen };
-        let lookup = match constant_grid_blocks(&model.sites, k) {
-            0 if uniform::config_uniform(&eligible, k, &uniform) => RecordLookup::FirstRecord,
-            0 => RecordLookup::Search,
-            n => RecordLookup::Blocks(n),
-        };
+        let lookup = record_lookup(&model.sites, &eligible, k, &uniform);
         let coarsen = variants.aggregated(k, &uniform[&k], lookup, asked).coarsen;
         if options.coarsen.on() {
             coarsening_remark(ctx, &variants, &eligible, k, coarsen, wide);
