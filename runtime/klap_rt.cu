@@ -12,6 +12,7 @@
 #include "register.cu"
 #include "scope.cu"
 #include "lookup.cu"
+#include "reuse.cu"
 #include "promote.cu"
 #include "spawn.cu"
 #ifndef KLAP_RT_NO_LAUNCH

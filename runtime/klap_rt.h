@@ -9,6 +9,8 @@
 //                the scope a kernel shares with the device functions it runs
 //   lookup.cu    the aggregated child: its record lookup and remapped indices, its exit count
 //   promote.cu   kernel launch promotion: slots, release at the parent's end, acquire in the child
+//   reuse.cu     grid reuse: parent blocks that are done run whole child grids from their grid scope's
+//                chunks (Free Launch's T2)
 //   launch.cu    the aggregated launch, the one-by-one fallback, the reclaim beside a launch, a grid's
 //                waiter for the launches the device runtime refuses for want of room
 //   trace.cu     the reports of fallbacks (-klap-trace) and of lost launches
@@ -68,6 +70,11 @@ enum { MAX_GROUPS = 8 };
 // Set by the pass in a group's record size where the child has a grid scope of its own, which waits
 // for the child threads the chunk counts (Chunk::threads_total).
 enum : u32 { COUNT_THREADS = 0x80000000u };
+// Set by the pass in a group's record size where parent blocks may take the group's records (grid reuse,
+// reuse.cu): its chunks get an epoch, and each record a ready flag in its last 8 bytes.
+enum : u32 { READY_FLAGS = 0x40000000u };
+// A ready flag holds its chunk's epoch once the record is written; PENDING while it is being written.
+enum : u64 { PENDING = 1ull << 63 };
 // Set in the parameter size the pass gives with an aggregated child that takes the child's parameters
 // before the chunk: its launch copies the chunk's first record into them.
 enum : u32 { ARGS_IN_PARAMS = 0x40000000u };
@@ -103,6 +110,10 @@ struct Scope {
   u32 first_launches_as_written;
   // A small grid's scope is each block's own: its exit count waits for the block's threads alone.
   u32 block_only;
+  // Grid reuse (reuse.cu): the grid's blocks that have entered (counted where the pass asks,
+  // COUNT_ENTERED), and its threads that have done their own work.
+  u32 blocks_entered;
+  u64 threads_at_end;
 };
 
 // The most threads of a grid whose grid scope may be each block's own (__klap_grid_enter_per_block,
@@ -113,6 +124,9 @@ enum { SMALL_GRID_THREADS = 16384 };
 enum { LARGE_BLOCK_THREADS = 1024 };
 // When __klap_grid_enter_per_block makes a grid scope each block's own (the pass's flags, aggregate.rs).
 enum { PER_BLOCK_IF_SMALL_GRID = 1, PER_BLOCK_IF_LARGE_BLOCKS = 2 };
+// In the same flags: each block counts itself into its grid scope at entry (a grid whose blocks take child
+// grids, reuse.cu, takes them only once every block has started).
+enum { COUNT_ENTERED = 4 };
 
 // A scope's current chunk while one lane takes the next, and where a group has none.
 #define CLAIMING ((Chunk *)1)
@@ -156,6 +170,12 @@ struct Chunk {
   Scope scope;
   u32 arrivals;      // a warp chunk's lanes that have not yet written their record or launched
   ChildKernel deferred; // what a chunk left to its grid's waiter is launched as
+  // Grid reuse (reuse.cu): records [0, taken) were run by parent blocks; the aggregated launch serves the
+  // rest, from aggregated block first_block on. `epoch`: what a record's ready flag holds once written,
+  // unique to this use of the chunk's memory (0: the records have no flags).
+  u32 taken;
+  u32 first_block;
+  u64 epoch;
 };
 
 // What an aggregated child's entry is given, for its record lookup, where no constant number of blocks
@@ -202,6 +222,9 @@ HELPER u32 slabs_for(u64 records, u32 record_size, u64 slab_bytes, u32 max_slabs
 HELPER u32 pool_small_slabs();
 // pool.cu: the records a chunk holds (those registered, up to its capacity).
 HELPER u32 chunk_records(const Chunk *c);
+
+// pool.cu: gives chunk `c` an epoch of its own: its records get ready flags (grid reuse).
+HELPER void chunk_flag_records(Chunk *c);
 
 // pool.cu: a chunk of `slab_count` slabs of the class (`large`: LARGE_SLAB), set up for records of
 // `record_size` bytes; null when the pool has no room.

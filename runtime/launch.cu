@@ -80,19 +80,27 @@ INLINE bool launch_chunk_now(Chunk *c, ChildKernel k, void *stream, bool patient
   u64 counter = load_relaxed(&c->counter);
   u32 records = (u32)(counter >> 32);
   u32 n = records < c->capacity ? records : c->capacity;
-  if (n <= 1) {
+  // Records parent blocks ran (grid reuse, reuse.cu): the launch is of those after them.
+  u32 taken = load_relaxed(&c->taken);
+  if (n <= taken + 1) {
+    if (taken)
+      trace("klap: %u records run by parent blocks; %u launched as written\n", taken, n - taken);
     // Nothing to aggregate: the record, if any, is launched as it was written, and the chunk is
     // free at once (its child reads nothing of it).
-    if (n == 1 && !launch_record(c, 0, k, stream, retries)) {
+    if (n == taken + 1 && !launch_record(c, taken, k, stream, retries)) {
       if (!patient)
         return false;
-      error("klap: error: a device launch failed (%u blocks, %u record): it is lost\n", c->end[0], 1);
+      error("klap: error: a device launch failed (record %u, %u records): it is lost\n", taken, n);
     }
     chunk_free(c);
     return true;
   }
-  u32 total = records <= c->capacity ? (u32)counter : c->end[c->capacity - 1];
+  if (taken)
+    trace("klap: %u records run by parent blocks; the aggregated launch runs the other %u\n", taken, n - taken);
+  u32 first = taken ? c->end[taken - 1] : 0;
+  u32 total = (records <= c->capacity ? (u32)counter : c->end[c->capacity - 1]) - first;
   Dim3 grid = {launch_blocks(total, c->max_threads, k), 1, 1}, block = {c->max_threads, 1, 1};
+  c->first_block = first;
   c->blocks = total;
   c->group = (n + DONE_COUNTERS - 1) / DONE_COUNTERS;
   // Written before the launch: its blocks see the scope set up.
@@ -107,7 +115,7 @@ INLINE bool launch_chunk_now(Chunk *c, ChildKernel k, void *stream, bool patient
   if (!patient)
     return false;
   trace("klap: aggregated launch of %u blocks failed; launching its %u records one by one\n", total, records);
-  for (u32 r = 0; r < n; ++r)
+  for (u32 r = taken; r < n; ++r)
     if (!launch_record(c, r, k, stream, QUICK_RETRIES))
       error("klap: error: a device launch failed (record %u of %u): it is lost\n", r, n);
   chunk_free(c);

@@ -127,6 +127,12 @@ DEVICE char *__klap_child_enter(Chunk *c, u32 blocks_per_record) {
   return enter_block(c, __nvvm_read_ptx_sreg_ctaid_x(), blocks_per_record, false);
 }
 
+// As __klap_child_enter, for a child whose records parent blocks may have run first (grid reuse,
+// reuse.cu): the launch's blocks serve the aggregated blocks from the chunk's first_block on.
+DEVICE char *__klap_child_enter_after_taken(Chunk *c, u32 blocks_per_record) {
+  return enter_block(c, __nvvm_read_ptx_sreg_ctaid_x() + c->first_block, blocks_per_record, false);
+}
+
 // A coarsened aggregated child (pass/src/child.rs): each of its blocks runs the aggregated blocks [first,
 // end), returned as first | end << 32, consecutive so that most follow one another in one record. The
 // launch made at most as many blocks as the chunk has (launch.cu), and every block gets one at least: a

@@ -219,10 +219,22 @@ INLINE Chunk *chunk_setup(SlabClass k, u32 large, int first, u32 slab_count, u32
   c->slab = (u32)first | (large ? 0x80000000u : 0);
   c->slab_count = slab_count;
   c->next = 0;
+  c->taken = 0;
+  c->first_block = 0;
+  c->epoch = 0;
   c->dims = (u32 *)(mem + CHUNK_HEADER);
   c->end = (u32 *)(mem + CHUNK_HEADER + 32ull * cap);
   c->args = mem + align16(CHUNK_HEADER + 36ull * cap);
   return c;
+}
+
+// Epochs are a count scrambled over 62 bits, never 0 and never PENDING: a flag left by an earlier use of
+// the memory (another chunk's epoch, or argument bytes of a record without flags) is taken for this
+// chunk's only where it equals one of 2^62 values.
+GLOBAL_VAR u64 klap_epochs;
+HELPER void chunk_flag_records(Chunk *c) {
+  u64 n = __nvvm_atom_add_gen_ll((long long *)&klap_epochs, 1) + 1;
+  c->epoch = ((n * 0x9E3779B97F4A7C15ull) >> 2) | 1;
 }
 
 HELPER Chunk *chunk_alloc(u32 large, u32 slab_count, u32 record_size, u32 count_threads) {

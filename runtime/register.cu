@@ -83,7 +83,21 @@ INLINE char *write_record(Chunk *c, Taken t, u32 gx, u32 gy, u32 gz, u32 bx, u32
   c->end[t.record] = t.first + gx * gy * gz;
   u32 *d = c->dims + 8 * t.record;
   d[0] = gx, d[1] = gy, d[2] = gz, d[3] = bx, d[4] = by, d[5] = bz, d[6] = smem, d[7] = 0;
-  return c->args + (u64)t.record * c->record_size + (t.record == 0);
+  char *args = c->args + (u64)t.record * c->record_size;
+  // Pending until the registering thread has written the arguments (__klap_record_ready).
+  if (c->epoch)
+    *(u64 *)(args + c->record_size - 8) = c->epoch | PENDING;
+  return args + (t.record == 0);
+}
+
+// After a registration's arguments and __klap_record_written's fence, by the registering thread: the
+// record's ready flag, `flag` bytes into its arguments, from pending to the chunk's epoch, for a parent
+// block that takes it (reuse.cu). A chunk without flags has no pending flag there: nothing is written.
+ACCESSOR void __klap_record_ready(char *tagged, u32 flag) {
+  u64 *f = (u64 *)(((u64)tagged & ~1ull) + flag);
+  u64 v = *f;
+  if (v & PENDING)
+    store_relaxed(f, v & ~PENDING);
 }
 
 // A registration's result: where its arguments go, and whether it also writes the uniform ones.
@@ -123,11 +137,14 @@ DEVICE char *__klap_register(Chunk *c, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u
 // the launches made as written when the pool ran short) must not hold a whole large slab.
 enum { SMALL_ENOUGH = 16 };
 INLINE Chunk *scope_chunk_alloc(Scope *s, u32 g, u64 records) {
-  u32 size = s->record_size[g] & ~COUNT_THREADS;
+  u32 size = s->record_size[g] & ~(COUNT_THREADS | READY_FLAGS);
   u32 small = slabs_for(records, size, SMALL_SLAB, 64);
   bool large = s->large && small > SMALL_ENOUGH;
-  return chunk_alloc(large, large ? slabs_for(records, size, LARGE_SLAB, 8) : small, size,
-                     (s->record_size[g] & COUNT_THREADS) != 0);
+  Chunk *c = chunk_alloc(large, large ? slabs_for(records, size, LARGE_SLAB, 8) : small, size,
+                         (s->record_size[g] & COUNT_THREADS) != 0);
+  if (c && (s->record_size[g] & READY_FLAGS))
+    chunk_flag_records(c);
+  return c;
 }
 
 INLINE void publish(Scope *s, u32 g, Chunk *c) {
@@ -144,11 +161,13 @@ INLINE Chunk *scope_current(Scope *s, u32 g, u32 lanes, Chunk *full) {
     if (c == full && cas_acquire((u64 *)&s->current[g], (u64)full, (u64)CLAIMING) == (u64)full) {
       u64 records = full ? 2ull * full->capacity : (u64)lanes * s->warps;
       Chunk *n = scope_chunk_alloc(s, g, records > lanes ? records : lanes);
+      publish(s, g, n);
+      // After the fence: a parent block that finds the chunk here (grid reuse) reads its header. The
+      // scope's launch, which also does, comes after this thread's exit.
       if (full)
-        full->next = n;
+        store_chunk(&full->next, n);
       else
         store_chunk(&s->head[g], n);
-      publish(s, g, n);
       return n;
     }
     if (c == NO_CHUNK)

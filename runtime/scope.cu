@@ -125,6 +125,8 @@ HELPER void setup_scope(Scope *s, u32 groups, const u32 *sizes, u32 large, u64 w
   s->threads_done = 0;
   s->first_launches_as_written = 0;
   s->block_only = 0;
+  s->blocks_entered = 0;
+  s->threads_at_end = 0;
 }
 
 // Block scope: call at kernel entry, by every thread.
@@ -283,7 +285,7 @@ INLINE Scope *grid_table_scope(u32 groups, const u32 *sizes, u32 mask) {
 INLINE bool block_chunks_fit(u32 groups, const u32 *sizes) {
   u32 widest = 1;
   for (u32 g = 0; g < groups; ++g) {
-    u32 slabs = slabs_for(block_threads(), sizes[g] & ~COUNT_THREADS, SMALL_SLAB, 64);
+    u32 slabs = slabs_for(block_threads(), sizes[g] & ~(COUNT_THREADS | READY_FLAGS), SMALL_SLAB, 64);
     widest = slabs > widest ? slabs : widest;
   }
   u64 chunks = (u64)(pool_small_slabs() / 64) * (64 / widest);
@@ -315,8 +317,11 @@ INLINE Scope *grid_enter(u32 groups, const u32 *sizes, u32 per_block) {
       }
     } else {
       Scope *s = grid_table_scope(groups, sizes, active_mask());
-      if (tid_linear() == 0)
+      if (tid_linear() == 0) {
         klap_scope_ptr = s;
+        if (s && (per_block & COUNT_ENTERED))
+          __nvvm_atom_add_gen_i((int *)&s->blocks_entered, 1);
+      }
     }
   }
   __syncthreads();

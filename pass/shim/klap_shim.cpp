@@ -41,6 +41,7 @@ STATISTIC(NumLaunchesAggregated, "Device launches aggregated");
 STATISTIC(NumLaunchesSerialized, "Device launches serialized");
 STATISTIC(NumMallocsAggregated, "Device-side cudaMalloc calls aggregated per warp");
 STATISTIC(NumLaunchesBlockReused, "Device launches run by their launching block");
+STATISTIC(NumLaunchesGridReused, "Device launches whose child grids parent blocks that are done may run");
 STATISTIC(NumKernelsRegisterCapped, "Kernels with klap's runtime code whose registers were capped");
 STATISTIC(NumParamsMarkedReadOnly, "Kernel pointer parameters marked readonly across launches");
 STATISTIC(NumChildrenCoarsened, "Aggregated children whose blocks each run several aggregated blocks");
@@ -143,6 +144,12 @@ static cl::opt<bool> BlockReuseOpt("klap-block-reuse",
                                             "threads at its end instead of launching them (on with "
                                             "-klap-granularity=auto for children whose threads need each other)"),
                                    cl::init(false));
+
+static cl::opt<bool> GridReuseOpt("klap-grid-reuse",
+                                  cl::desc("Let parent blocks that are done run whole child grids registered in their "
+                                           "grid scope, with all their threads, before the scope's aggregated launch "
+                                           "(Free Launch's T2; with -klap-granularity=grid or auto)"),
+                                  cl::init(false));
 
 // A bound on the shared memory the queue takes from every parent block (records of 32 bytes plus the
 // child's arguments), not a measured optimum.
@@ -305,6 +312,8 @@ struct KlapRustOptions {
   bool Spawn = false;
   uint64_t SpawnLaunchCycles = DefaultSpawnLaunchCycles;
   uint64_t SpawnMaxThreads = DefaultSpawnMaxThreads;
+  // Grid reuse: parent blocks that are done run child grids of their grid scope.
+  bool GridReuse = false;
 };
 
 extern "C" {
@@ -483,6 +492,7 @@ KlapOptions optionsFromCommandLine() {
   parseHandOver(PromoteHandOverOpt, O.Rust);
   O.Rust.BlockReuse = BlockReuseOpt;
   O.Rust.BlockReuseQueue = BlockReuseQueueOpt;
+  O.Rust.GridReuse = GridReuseOpt;
   O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) |
                          (DisableSerializeOpt ? 4u : 0u) | (DisableMallocOpt ? 8u : 0u) |
                          (DisableBlockReuseOpt ? 16u : 0u) | (DisablePromoteOpt ? 32u : 0u) |
@@ -501,13 +511,17 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.Spawn = SpawnOpt;
   O.Rust.SpawnLaunchCycles = SpawnLaunchCyclesOpt;
   O.Rust.SpawnMaxThreads = SpawnMaxThreadsOpt;
+  if (O.Rust.GridReuse && O.Rust.Granularity < 3)
+    report_fatal_error("klap: -klap-grid-reuse needs -klap-granularity=grid or auto: parent blocks take child grids "
+                       "from their grid scope",
+                       /*gen_crash_diag=*/false);
   return O;
 }
 
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
 //      serialize-small-grid-threshold=N;warp-run-threshold=N;warp-run-grid-threads=N;max-registers=N;
-//      block-reuse|no-block-reuse;block-reuse-queue=N;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
+//      block-reuse|no-block-reuse;block-reuse-queue=N;grid-reuse|no-grid-reuse;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
 //      promote-pool=N;coarsen=N;coarsen-sm-threads=N;spawn;spawn-launch-cycles=N;spawn-max-threads=N;
 //      no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
@@ -560,6 +574,8 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       O.Rust.MaxRegisters = N;
     } else if (P == "block-reuse" || P == "no-block-reuse") {
       O.Rust.BlockReuse = P == "block-reuse";
+    } else if (P == "grid-reuse" || P == "no-grid-reuse") {
+      O.Rust.GridReuse = P == "grid-reuse";
     } else if (P.consume_front("block-reuse-queue=")) {
       unsigned N;
       if (P.getAsInteger(10, N) || N == 0)
@@ -609,6 +625,10 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       return make_error<StringError>("klap: unknown parameter '" + P.str() + "'", inconvertibleErrorCode());
     }
   }
+  if (O.Rust.GridReuse && O.Rust.Granularity < 3)
+    return make_error<StringError>("klap: grid-reuse needs granularity=grid or auto: parent blocks take child grids "
+                                   "from their grid scope",
+                                   inconvertibleErrorCode());
   return O;
 }
 
@@ -702,6 +722,7 @@ KlapRustOptions normalizeOnly() {
   O.Granularity = 0;
   O.Serialize = false;
   O.BlockReuse = false;
+  O.GridReuse = false;
   O.Promote = 0;
   return O;
 }
@@ -1069,7 +1090,8 @@ enum KlapStatistic {
   BlockReusedLaunch = 6,
   RegisterCappedKernel = 7,
   ReadOnlyParam = 8,
-  CoarsenedChild = 9
+  CoarsenedChild = 9,
+  GridReusedLaunch = 10
 };
 
 void klap_count(unsigned Which, unsigned N) {
@@ -1103,6 +1125,9 @@ void klap_count(unsigned Which, unsigned N) {
     break;
   case CoarsenedChild:
     NumChildrenCoarsened += N;
+    break;
+  case GridReusedLaunch:
+    NumLaunchesGridReused += N;
     break;
   }
 }

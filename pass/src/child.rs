@@ -217,11 +217,13 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// and `lookup` how its blocks find their records.
     /// Coarsened as `coarsen` says where that is on and [`ChildVariants::coarsenable`] allows (the
     /// variant's `coarsen`).
-    pub fn aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], lookup: RecordLookup, coarsen: Coarsening) -> &Variant<'c> {
+    /// `after_taken`: parent blocks may have run the first records of its chunks (grid reuse), and its
+    /// blocks start past them; such a child is not coarsened.
+    pub fn aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], lookup: RecordLookup, coarsen: Coarsening, after_taken: bool) -> &Variant<'c> {
         let key = (kernel, VariantKind::Aggregated);
         if !self.variants.contains_key(&key) {
-            let coarsen = (coarsen.on() && self.coarsenable(kernel).is_ok()).then_some(coarsen);
-            let v = self.build_aggregated(kernel, uniform, lookup, coarsen);
+            let coarsen = (coarsen.on() && !after_taken && self.coarsenable(kernel).is_ok()).then_some(coarsen);
+            let v = self.build_aggregated(kernel, uniform, lookup, coarsen, after_taken);
             self.variants.insert(key, v);
         }
         &self.variants[&key]
@@ -240,7 +242,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         Ok(())
     }
 
-    fn build_aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], lookup: RecordLookup, coarsen: Option<Coarsening>) -> Variant<'c> {
+    fn build_aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], lookup: RecordLookup, coarsen: Option<Coarsening>, after_taken: bool) -> Variant<'c> {
         let (module, runtime) = (self.module, self.runtime.expect("aggregated variants call the runtime"));
         let cx = module.get_context();
         let ptr = cx.ptr_type(AddressSpace::default());
@@ -301,7 +303,8 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             let (args, done, latch) = coarsened_entry(module, runtime, &b, f, chunk, blocks_per_record, body);
             (args, done, Some(latch))
         } else {
-            let args = b.call_value(runtime.get(RuntimeFn::ChildEnter), &[chunk, blocks_per_record]);
+            let enter = if after_taken { RuntimeFn::ChildEnterAfterTaken } else { RuntimeFn::ChildEnter };
+            let args = b.call_value(runtime.get(enter), &[chunk, blocks_per_record]);
             let active = b.is_not_null(args);
             let masked = cx.append_basic_block(f, "klap.masked");
             b.build_conditional_branch(active, body, masked).expect("builder positioned");
@@ -1558,6 +1561,87 @@ fn child_barrier<'c>(module: &Module<'c>) -> FunctionValue<'c> {
         let r = b.call_value(counted, &[id, threads, done]);
         b.build_return(Some(&r)).unwrap();
     })
+}
+
+/// Where a child's parameters are read from when a parent block runs its grid: a record in the
+/// parameter-buffer layout, with the parameters uniform over a scope (`uniform[i]`) in `uniform_args`.
+pub struct RecordArgs<'c> {
+    pub args: BasicValueEnum<'c>,
+    pub uniform_args: Option<(BasicValueEnum<'c>, Vec<bool>)>,
+}
+
+/// Every block of one child grid run by the calling block's threads (block reuse, grid reuse), one child
+/// block at a time, through `variant`, the child's block variant: the first `c` threads (`c` the child
+/// block's threads) each play the child thread of their linear index `me`, then all meet at barrier 0,
+/// since the next child block uses the same shared memory and the threads that play no child thread must
+/// not run ahead. Ends the builder's block with a branch into the loop, which goes on to `done`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_child_grid<'c>(
+    module: &Module<'c>,
+    b: &Builder<'c>,
+    child: FunctionValue<'c>,
+    variant: FunctionValue<'c>,
+    record: &RecordArgs<'c>,
+    grid: [IntValue<'c>; 3],
+    block: [IntValue<'c>; 3],
+    me: IntValue<'c>,
+    parent_threads: IntValue<'c>,
+    done: crate::llvm::BasicBlock<'c>,
+) {
+    let cx = module.get_context();
+    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+    let pred = b.get_insert_block().expect("builder positioned");
+    let f = pred.get_parent().expect("a block of a function");
+    let child_threads = product3(b, block);
+    // 0: the child block is the whole parent block (child_barrier's barrier for all threads).
+    let whole = b.build_int_compare(IntPredicate::EQ, child_threads, parent_threads, "").unwrap();
+    let barrier_threads = b.build_select(whole, i32t.const_zero(), child_threads, "").unwrap().into_int_value();
+    let blocks = product3(b, grid.map(|d| b.build_int_z_extend(d, i64t, "").unwrap()));
+    let plays = b.build_int_compare(IntPredicate::ULT, me, child_threads, "").unwrap();
+    let thread = split_index(b, me, block);
+    let mut params = Vec::new();
+    for (i, p) in param_layout(module, child).0.iter().enumerate() {
+        let base = match &record.uniform_args {
+            Some((at, uniform)) if uniform[i] => *at,
+            _ => record.args,
+        };
+        let at = b.byte_gep(base, p.offset);
+        params.push(if p.byval {
+            // The variant copies a by-value argument from a generic pointer.
+            b.build_address_space_cast(at.into_pointer_value(), cx.ptr_type(AddressSpace::default()), "").unwrap().into()
+        } else {
+            b.load_aligned(p.ty, at, p.align.min(16) as u32)
+        });
+    }
+    let head = cx.append_basic_block(f, "klap.reuse.blocks");
+    let one = cx.append_basic_block(f, "klap.reuse.block");
+    let call = cx.append_basic_block(f, "klap.reuse.child");
+    let after = cx.append_basic_block(f, "klap.reuse.block.done");
+    b.build_unconditional_branch(head).unwrap();
+
+    b.position_at_end(head);
+    let blk = b.build_phi(i64t, "child.block").unwrap();
+    let blk_value = blk.as_basic_value().into_int_value();
+    let more_blocks = b.build_int_compare(IntPredicate::ULT, blk_value, blocks, "").unwrap();
+    b.build_conditional_branch(more_blocks, one, done).unwrap();
+
+    b.position_at_end(one);
+    b.build_conditional_branch(plays, call, after).unwrap();
+
+    b.position_at_end(call);
+    // A grid may have more than 2^32 blocks: the block's index is split in 64 bits.
+    let ctaid = split_index(b, blk_value, grid.map(|d| b.build_int_z_extend(d, i64t, "").unwrap())).map(|v| b.build_int_truncate(v, i32t, "").unwrap());
+    let mut call_args = thread_arguments(&params, thread, block, ctaid, grid);
+    call_args.push(barrier_threads.into());
+    b.call(variant, &call_args);
+    b.build_unconditional_branch(after).unwrap();
+
+    b.position_at_end(after);
+    let barrier = module.get_or_declare("llvm.nvvm.barrier.cta.sync.all", cx.void_type().fn_type(&[i32t.into()], false));
+    b.call(barrier, &[i32t.const_zero().into()]);
+    let blk_next = b.build_int_add(blk_value, i64t.const_int(1, false), "").unwrap();
+    b.build_unconditional_branch(head).unwrap();
+    blk.add_incoming(&[(&i64t.const_zero(), pred), (&blk_next, after)]);
 }
 
 /// The function attribute of the functions [`barrier_function`] makes.

@@ -125,6 +125,7 @@ pub enum Statistic {
     RegisterCappedKernel = 7,
     ReadOnlyParam = 8,
     CoarsenedChild = 9,
+    GridReusedLaunch = 10,
 }
 
 pub fn count(which: Statistic, n: usize) {

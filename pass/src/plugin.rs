@@ -9,7 +9,7 @@ use crate::remarks::Remark;
 use crate::runtime::{Runtime, RuntimeFn};
 use crate::site::{self, LaunchModel};
 use crate::transform::promote::{self, Promotion};
-use crate::transform::{aggregate, block_reuse, devrt_stubs, malloc, normalize, read_only, registers, serialize, Granularity, Options, Spawn};
+use crate::transform::{aggregate, block_reuse, devrt_stubs, grid_reuse, malloc, normalize, read_only, registers, serialize, Granularity, Options, Spawn};
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -25,7 +25,8 @@ pub enum Step {
     Promote,
     /// Small children run in the launching thread (transform/serialize.rs).
     Serialize,
-    /// Children run by the launching block at its end (transform/block_reuse.rs).
+    /// Children run by the launching block at its end (transform/block_reuse.rs), and the parent's end
+    /// where its blocks run child grids of their grid scope (transform/grid_reuse.rs).
     BlockReuse,
     /// Launch aggregation at the chosen granularity (transform/aggregate.rs).
     Aggregate,
@@ -73,7 +74,7 @@ impl Step {
             Step::Normalize => true,
             Step::Serialize => options.serialize,
             Step::Promote => options.promote != Promotion::None,
-            Step::BlockReuse => options.block_reuse,
+            Step::BlockReuse => options.block_reuse || options.grid_reuse,
             Step::Aggregate | Step::Malloc => options.granularity != Granularity::None,
             // Not where klap only normalizes (the build as written, clang's launches repaired).
             Step::ReadOnly => {
@@ -138,6 +139,7 @@ pub struct RawOptions {
     spawn: bool,
     spawn_launch_cycles: u64,
     spawn_max_threads: u64,
+    grid_reuse: bool,
 }
 
 impl RawOptions {
@@ -183,6 +185,8 @@ impl RawOptions {
             // 65,536 to 1,048,576 threads reused (BENCHMARKS.md, eighteenth session).
             block_reuse: self.block_reuse,
             block_reuse_queue: self.block_reuse_queue as u64,
+            // Asked for alone (`-klap-grid-reuse`): not part of `auto` until measured faster.
+            grid_reuse: self.grid_reuse && self.granularity >= 3,
             promote: match self.promote {
                 // Not under `auto`: basic promotion was correct on every size of the six chain benchmarks
                 // but 4% to 34% slower than the chain as written (H100, 2026-11-24, BENCHMARKS.md).
@@ -247,6 +251,8 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
             current = Some(next);
         }
     }
+    // Grid reuse's markers that aggregation did not make loops (it was disabled).
+    grid_reuse::erase_markers(&module);
     if changed {
         link_declared_runtime(&module)?;
         registers::cap(&module, ctx, options);

@@ -50,6 +50,8 @@ pub enum Remark {
     ReuseParentUnfit,
     ReuseChildNotDefined,
     ReuseSharedMemory,
+    GridReused,
+    GridReuseUnfit,
     AlreadyTransformed,
     IndexReadNotRemapped,
     ThreadEndWithoutReturn,
@@ -133,6 +135,8 @@ impl Remark {
             Remark::ReuseParentUnfit => "KLAP313",
             Remark::ReuseChildNotDefined => "KLAP314",
             Remark::ReuseSharedMemory => "KLAP316",
+            Remark::GridReused => "KLAP319",
+            Remark::GridReuseUnfit => "KLAP320",
             Remark::AlreadyTransformed => "KLAP210",
             Remark::IndexReadNotRemapped => "KLAP211",
             Remark::ThreadEndWithoutReturn => "KLAP212",
@@ -206,6 +210,7 @@ impl Remark {
             | Remark::LastErrorFolded
             | Remark::MallocAggregated
             | Remark::BlockReused
+            | Remark::GridReused
             | Remark::Promoted
             | Remark::PromotedPool
             | Remark::PromotedOverlap
@@ -230,6 +235,8 @@ impl Remark {
             | Remark::ReuseParentUnfit
             | Remark::ReuseChildNotDefined
             | Remark::ReuseSharedMemory => "launch not reused by its block: ",
+            Remark::GridReused => "",
+            Remark::GridReuseUnfit => "child grids not run by parent blocks: ",
             Remark::Promoted | Remark::PromotedKept | Remark::PromotedPool | Remark::PromotedOverlap | Remark::PromotedLoop => "",
             Remark::PromoteNoLoop => "launch not promoted into a loop: ",
             Remark::PromoteNoOverlap => "promoted without overlap: ",

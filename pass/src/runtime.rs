@@ -93,6 +93,11 @@ pub enum RuntimeFn {
     ScopeLaunch,
     RecordWritten,
     RecordWrittenInBlock,
+    RecordReady,
+    GridAtEnd,
+    GridTake,
+    TakenDim,
+    TakenUniformArgs,
     AsWrittenResult,
     ScopeExit,
     GridScopeExit,
@@ -101,6 +106,7 @@ pub enum RuntimeFn {
     ShareScope,
     CalleeScope,
     ChildEnter,
+    ChildEnterAfterTaken,
     ChildEnterFirst,
     ChildNext,
     ChildCoarseRange,
@@ -161,10 +167,17 @@ pub const LARGE_BLOCK_THREADS: u64 = 1024;
 /// [`LARGE_BLOCK_THREADS`].
 pub const PER_BLOCK_IF_SMALL_GRID: u32 = 1;
 pub const PER_BLOCK_IF_LARGE_BLOCKS: u32 = 2;
+/// In the same flags: each block counts itself into its grid scope at entry, for grid reuse (its
+/// COUNT_ENTERED, the same).
+pub const COUNT_ENTERED: u32 = 4;
 
 /// What an aggregated child's entry is given where every record of a chunk has the first's configuration
 /// (its UNIFORM_RECORDS, the same): a block finds its record by a division by the first record's blocks.
 pub const UNIFORM_RECORDS: u32 = u32::MAX;
+
+/// Set in a group's record size where parent blocks may take its records (its READY_FLAGS, the same): the
+/// group's chunks give each record a ready flag in its last 8 bytes.
+pub const READY_FLAGS: u64 = 1 << 30;
 
 /// Whether `f` is a function of the device runtime, which klap links into the module (runtime/).
 pub fn is_runtime_function(f: FunctionValue) -> bool {
@@ -192,6 +205,12 @@ const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
     (RuntimeFn::RecordWritten, "__klap_record_written", Void, &[]),
     (RuntimeFn::AsWrittenResult, "__klap_as_written_result", Void, &[I32]),
     (RuntimeFn::RecordWrittenInBlock, "__klap_record_written_in_block", Void, &[]),
+    // Grid reuse (runtime/reuse.cu): records' ready flags, parent blocks taking child grids.
+    (RuntimeFn::RecordReady, "__klap_record_ready", Void, &[Ptr, I32]),
+    (RuntimeFn::GridAtEnd, "__klap_grid_at_end", Void, &[Ptr, I32]),
+    (RuntimeFn::GridTake, "__klap_grid_take", Ptr, &[Ptr, I32, I32]),
+    (RuntimeFn::TakenDim, "__klap_taken_dim", I32, &[I32]),
+    (RuntimeFn::TakenUniformArgs, "__klap_taken_uniform_args", Ptr, &[]),
     (RuntimeFn::ScopeExit, "__klap_scope_exit", I1, &[Ptr, I64]),
     (RuntimeFn::GridScopeExit, "__klap_grid_scope_exit", I1, &[Ptr, I64, I64]),
     (RuntimeFn::GridExitsReset, "__klap_grid_exits_reset", Void, &[]),
@@ -199,6 +218,7 @@ const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
     (RuntimeFn::ShareScope, "__klap_share_scope", Void, &[Ptr]),
     (RuntimeFn::CalleeScope, "__klap_callee_scope", Ptr, &[]),
     (RuntimeFn::ChildEnter, "__klap_child_enter", Ptr, &[Ptr, I32]),
+    (RuntimeFn::ChildEnterAfterTaken, "__klap_child_enter_after_taken", Ptr, &[Ptr, I32]),
     (RuntimeFn::ChildEnterFirst, "__klap_child_enter_first", Ptr, &[Ptr, I32, I32]),
     (RuntimeFn::ChildNext, "__klap_child_next", Ptr, &[Ptr, I32, I32]),
     (RuntimeFn::ChildCoarseRange, "__klap_child_coarse_range", I64, &[Ptr]),

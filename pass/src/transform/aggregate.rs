@@ -28,7 +28,7 @@ use crate::llvm::{
     AddressSpace, GlobalValue, InstructionValue, Linkage, Module, Statistic, ValueExt,
 };
 use crate::remarks::Remark;
-use crate::runtime::{
+use crate::runtime::{COUNT_ENTERED, READY_FLAGS, 
     IndexRegister, Runtime, RuntimeFn, Settings, LARGE_BLOCK_THREADS, PER_BLOCK_IF_LARGE_BLOCKS, PER_BLOCK_IF_SMALL_GRID, SMALL_GRID_THREADS,
 };
 use crate::site::abi::{launch_or_error_query, Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
@@ -37,6 +37,7 @@ use crate::site::ops::{
     CanonicalEntries,
 };
 use crate::site::{self, param_layout, uniform, LaunchModel, LaunchSite};
+use super::grid_reuse;
 use std::collections::{HashMap, HashSet};
 
 /// Launch groups a block or grid scope can hold (the runtime's MAX_GROUPS).
@@ -51,6 +52,16 @@ const COUNT_THREADS: u64 = 1 << 31;
 /// were taken by a block or grid scope or at warp granularity.
 fn chunk_record_size(variant: &Variant, counted: &HashSet<FunctionValue>) -> u64 {
     variant.param_size | if counted.contains(&variant.function) { COUNT_THREADS } else { 0 }
+}
+
+/// The record size of a block or grid scope's group of `variant`'s launches: [`chunk_record_size`], or,
+/// where parent blocks may take its records (`reused`, grid reuse), room for each record's ready flag
+/// after the arguments, with the runtime's READY_FLAGS.
+fn scope_record_size(variant: &Variant, counted: &HashSet<FunctionValue>, reused: bool) -> u64 {
+    match reused {
+        true => grid_reuse::flagged_record_size(variant.param_size) | READY_FLAGS | (chunk_record_size(variant, counted) & COUNT_THREADS),
+        false => chunk_record_size(variant, counted),
+    }
 }
 
 /// `size` of every launch of `child` (a product of its grid's or its block's dimensions), where it is one
@@ -409,11 +420,13 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     let runtime = Runtime::link(module, &Settings { pool_bytes: options.pool_bytes, trace: options.trace, spawn: options.spawn.is_some() })?;
 
     let mut variants = ChildVariants::new(module, Some(&runtime));
+    // Children whose grids parent blocks may run (grid reuse: block reuse left markers at their parents' ends).
+    let reused = grid_reuse::marked_children(module);
     for &k in &children {
         let wide = options.coarsen.one_warp_blocks && constant_over_launches(&model.sites, k, |s| s.block.constant_product()).is_none_or(|n| n > 32);
         let asked = if wide { options.coarsen.off() } else { options.coarsen };
         let lookup = record_lookup(&model.sites, &eligible, k, &uniform);
-        let coarsen = variants.aggregated(k, &uniform[&k], lookup, asked).coarsen;
+        let coarsen = variants.aggregated(k, &uniform[&k], lookup, asked, reused.contains(&k)).coarsen;
         if options.coarsen.on() {
             coarsening_remark(ctx, &variants, &eligible, k, coarsen, wide);
         }
@@ -448,7 +461,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         })
         .map(|(caller, _)| *caller)
         .collect();
-    let parent = Parent { module, runtime: &runtime, entries: &entries, variants: &variants, opaque_callers: &hazards.opaque_callers };
+    let parent = Parent { module, runtime: &runtime, entries: &entries, variants: &variants, opaque_callers: &hazards.opaque_callers, reused: &reused };
     for (caller, sites) in per_caller {
         let in_variant = variants.owning(caller);
         let quiet = in_variant.is_some();
@@ -524,8 +537,18 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             let mut own = model.sites.iter().filter(|s| s.caller == as_written).peekable();
             let lone = own.peek().is_some() && own.all(|s| s.lone);
             parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares, lone, per_block_when);
+            parent.grid_reuse(ctx, caller, &placed.scope, &placed.groups, granularity, quiet);
         }
     }
+    // Markers of kernels that got no block or grid scope.
+    for f in module.get_functions() {
+        for m in grid_reuse::markers(f) {
+            for site in model.sites.iter().filter(|s| s.caller == f && s.child == m.child) {
+                Remark::GridReuseUnfit.emit(ctx, site.launch, "the launch is not registered in a grid scope of its kernel (it is made as written, or gathered per warp)");
+            }
+        }
+    }
+    grid_reuse::erase_markers(module);
     entries.retire_replaced(module);
     runtime.retire_unused(module);
     Ok(true)
@@ -663,6 +686,8 @@ struct Parent<'a, 'c> {
     entries: &'a CanonicalEntries<'c>,
     variants: &'a ChildVariants<'a, 'c>,
     opaque_callers: &'a HashSet<FunctionValue<'c>>,
+    /// Children whose grids parent blocks may run (grid reuse): their scope groups' records have ready flags.
+    reused: &'a [FunctionValue<'c>],
 }
 
 impl<'c> Parent<'_, 'c> {
@@ -738,6 +763,10 @@ impl<'c> Parent<'_, 'c> {
             if let Some(written) = written {
                 b.position_before(&then_end);
                 self.call(b, written, &[]);
+                if self.reused.contains(&site.child) {
+                    let flag = grid_reuse::flagged_record_size(variant.param_size) - 8;
+                    self.call(b, RuntimeFn::RecordReady, &[tagged, self.i32(flag)]);
+                }
             }
         });
         // Its error is reported where it is the device runtime's room (the caller sees success).
@@ -807,9 +836,14 @@ impl<'c> Parent<'_, 'c> {
         // into the scope (per-block counting there cost join 11% to 15% on an H200).
         let per_block = granularity == Granularity::Grid && !shares && !sites.is_empty() && lone;
         if per_block {
-            let lookup = self.runtime.get(RuntimeFn::ChildEnter);
+            let lookups = [RuntimeFn::ChildEnter, RuntimeFn::ChildEnterAfterTaken].map(|f| self.runtime.get(f));
             let entry_barrier = match in_variant {
-                Some(v) => v.function.instructions().into_iter().find(|i| i.called_function() == Some(lookup)).expect("an aggregated variant looks its record up"),
+                Some(v) => v
+                    .function
+                    .instructions()
+                    .into_iter()
+                    .find(|i| i.called_function().is_some_and(|f| lookups.contains(&f)))
+                    .expect("an aggregated variant looks its record up"),
                 None => start,
             };
             let reset = builder_before(self.module, entry_barrier);
@@ -817,9 +851,11 @@ impl<'c> Parent<'_, 'c> {
         }
         let mut enter_args = vec![self.i32(groups.len() as u64)];
         for g in 0..MAX_GROUPS {
-            let size = groups.get(g).map(|(child, _)| chunk_record_size(variant_of(*child), counted)).unwrap_or(0);
+            let size = groups.get(g).map(|(child, _)| scope_record_size(variant_of(*child), counted, self.reused.contains(child))).unwrap_or(0);
             enter_args.push(self.i32(size));
         }
+        // A kernel whose blocks take child grids from its scope takes them once every block has entered.
+        let per_block_when = per_block_when | if grid_reuse::markers(kernel).is_empty() { 0 } else { COUNT_ENTERED };
         let enter = match (granularity, in_variant) {
             (Granularity::Grid, Some(v)) => {
                 // A grid scope inside a variant lives in the variant's chunk, set up by its launch
@@ -906,6 +942,58 @@ impl<'c> Parent<'_, 'c> {
             if granularity == Granularity::Grid {
                 self.call(&b, RuntimeFn::GridRelease, &[scope]);
             }
+        }
+    }
+
+    /// Grid reuse at `kernel`'s markers (block reuse left them at its one exit): each becomes the loop
+    /// that takes the records of the child's groups in the kernel's grid scope and runs their grids. Where
+    /// the kernel has no grid scope, or the child no group in it, the marker goes and the launches are
+    /// aggregated alone.
+    fn grid_reuse(&self, ctx: Ctx, kernel: FunctionValue<'c>, sites: &[&LaunchSite<'c>], groups: &[(FunctionValue<'c>, Stream)], granularity: Granularity, quiet: bool) {
+        let markers = grid_reuse::markers(kernel);
+        if markers.is_empty() {
+            return;
+        }
+        let enter = [RuntimeFn::GridEnter, RuntimeFn::GridEnterPerBlock, RuntimeFn::ChildGridScope].map(|f| self.runtime.get(f));
+        let scope = kernel.instructions().into_iter().find(|i| i.called_function().is_some_and(|f| enter.contains(&f))).map(|i| i.result());
+        let mut at_end = false;
+        for m in &markers {
+            let child_sites = sites.iter().filter(|s| s.child == m.child);
+            let taken: Vec<usize> = (0..groups.len()).filter(|&g| groups[g].0 == m.child && matches!(groups[g].1, Stream::Null | Stream::FireAndForget)).collect();
+            match scope.filter(|_| granularity == Granularity::Grid && !taken.is_empty()) {
+                Some(scope) => {
+                    if !at_end {
+                        // The block's threads have done their own work: blocks take grids while another has not.
+                        self.call(&builder_before(self.module, m.call), RuntimeFn::GridAtEnd, &[scope, m.threads]);
+                        at_end = true;
+                    }
+                    let uniform = &self.variants.get(m.child, VariantKind::Aggregated).expect("an aggregated child").uniform;
+                    for &g in &taken {
+                        grid_reuse::insert_take_loop(self.module, self.runtime, m, scope, g as u32, uniform);
+                    }
+                    for site in child_sites.filter(|_| !quiet) {
+                        Remark::GridReused.emit(
+                            ctx,
+                            site.launch,
+                            &format!(
+                                "child grids of @{} run by the blocks of @{} that are done, with all their threads, in the order they \
+                                 were registered in the grid scope (a block takes a grid only where it has the grid's block of threads, or \
+                                 more in whole warps, and its dynamic shared memory); what is left when the grid's last thread exits is \
+                                 launched aggregated",
+                                m.child.name(),
+                                kernel.name()
+                            ),
+                        );
+                        count(Statistic::GridReusedLaunch, 1);
+                    }
+                }
+                None => {
+                    for site in child_sites.filter(|_| !quiet) {
+                        Remark::GridReuseUnfit.emit(ctx, site.launch, "the launch is not registered in a grid scope of its kernel: it is aggregated alone");
+                    }
+                }
+            }
+            m.call.erase();
         }
     }
 

@@ -41,14 +41,14 @@
 
 use super::Options;
 use crate::callgraph::CallGraph;
-use crate::child::{barrier_function, kernel_barriers, sync_warp_lanes, ChildVariants};
+use super::grid_reuse;
+use crate::child::{barrier_function, kernel_barriers, run_child_grid, sync_warp_lanes, ChildVariants, RecordArgs};
 use crate::llvm::{
     count, AddressSpace, AtomicOrdering, AtomicRMWBinOp, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt,
     FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt,
     PointerValue, Statistic, ValueExt, SHARED_SPACE,
 };
 use crate::remarks::Remark;
-use crate::runtime::IndexRegister;
 use crate::site::abi::Stream;
 use crate::site::ops::{builder_before, config_accepted_within_parent_block, dim3_fields, guarded_replace, shared_variable, ArgValues, CanonicalEntries};
 use crate::site::{param_layout, LaunchModel, LaunchSite};
@@ -61,28 +61,55 @@ const RECORD_HEADER: u64 = 32;
 const STATIC_SHARED_LIMIT: u64 = 48 << 10;
 
 pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: &Options) -> bool {
-    if !model.nvptx || !options.block_reuse {
+    if !model.nvptx || !(options.block_reuse || options.grid_reuse) {
         return false;
     }
     let calls = CallGraph::build(module);
     let mut variants = ChildVariants::new(module, None);
     let mut parent_fit: HashMap<FunctionValue<'c>, Result<Vec<InstructionValue<'c>>, String>> = HashMap::new();
-    let mut parents: Vec<(FunctionValue<'c>, Vec<(&LaunchSite<'c>, String)>)> = Vec::new();
+    let mut parents: Vec<ReuseParent> = Vec::new();
     for site in &model.sites {
-        match decide(site, model, ctx, options, &variants, &calls, &mut parent_fit) {
-            Err((remark, why)) => remark.emit(ctx, site.launch, &why),
-            Ok(fact) => match parents.iter_mut().find(|(k, _)| *k == site.caller) {
-                Some((_, sites)) => sites.push((site, fact)),
-                None => parents.push((site.caller, vec![(site, fact)])),
-            },
+        let decided = decide(site, model, ctx, options, &variants, &calls, &mut parent_fit);
+        let fact = match decided {
+            Err((remark, why)) => {
+                if options.block_reuse {
+                    remark.emit(ctx, site.launch, &why);
+                } else {
+                    Remark::GridReuseUnfit.emit(ctx, site.launch, &why);
+                }
+                continue;
+            }
+            Ok(fact) => fact,
+        };
+        let grid = options.grid_reuse && match grid_reuse::unfit(site, model, &calls) {
+            Some(why) => {
+                Remark::GridReuseUnfit.emit(ctx, site.launch, &why);
+                false
+            }
+            None => true,
+        };
+        if !grid && !options.block_reuse {
+            continue;
+        }
+        let at = match parents.iter().position(|p| p.kernel == site.caller) {
+            Some(at) => at,
+            None => {
+                parents.push(ReuseParent { kernel: site.caller, queued: Vec::new(), grid: Vec::new() });
+                parents.len() - 1
+            }
+        };
+        if grid {
+            parents[at].grid.push(site);
+        } else {
+            parents[at].queued.push((site, fact));
         }
     }
     let shared_now = static_shared_bytes(module);
-    parents.retain(|(kernel, sites)| {
+    parents.retain_mut(|ReuseParent { kernel, queued: sites, .. }| {
         let queue = options.block_reuse_queue * record_size(module, sites.iter().map(|(s, _)| s.child));
-        let fits = shared_now + queue + 4 <= STATIC_SHARED_LIMIT;
+        let fits = sites.is_empty() || shared_now + queue + 4 <= STATIC_SHARED_LIMIT;
         if !fits {
-            for (site, _) in sites {
+            for (site, _) in sites.iter() {
                 Remark::ReuseSharedMemory.emit(
                     ctx,
                     site.launch,
@@ -95,21 +122,23 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                     ),
                 );
             }
+            sites.clear();
         }
-        fits
+        true
     });
+    parents.retain(|p| !p.queued.is_empty() || !p.grid.is_empty());
     if parents.is_empty() {
         return false;
     }
     // Every block variant from the kernels as written, before any of them changes: a kernel that is a
     // parent and a child (recursion) runs its own blocks as it was written, launches included.
-    for (_, sites) in &parents {
-        for (site, _) in sites {
+    for p in &parents {
+        for site in p.queued.iter().map(|(s, _)| *s).chain(p.grid.iter().copied()) {
             variants.block(site.child);
         }
     }
     let entries = CanonicalEntries::get(module);
-    for (kernel, sites) in parents {
+    for ReuseParent { kernel, queued: sites, grid } in parents {
         for (site, fact) in &sites {
             Remark::BlockReused.emit(
                 ctx,
@@ -125,21 +154,34 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
         let barriers = parent_fit.remove(&kernel).expect("decided").expect("fit");
         let mut children: Vec<(FunctionValue<'c>, FunctionValue<'c>)> = Vec::new();
-        for (site, _) in &sites {
-            if !children.iter().any(|(c, _)| *c == site.child) {
-                children.push((site.child, variants.block(site.child)));
+        let mut grid_children: Vec<(FunctionValue<'c>, FunctionValue<'c>)> = Vec::new();
+        let queued = sites.iter().map(|(s, _)| (*s, false));
+        for (site, grid) in queued.chain(grid.iter().map(|s| (*s, true))) {
+            let list = if grid { &mut grid_children } else { &mut children };
+            if !list.iter().any(|(c, _)| *c == site.child) {
+                list.push((site.child, variants.block(site.child)));
             }
         }
-        let parent = Parent::new(module, &entries, kernel, children, options.block_reuse_queue);
+        let capacity = if sites.is_empty() { 0 } else { options.block_reuse_queue };
+        let parent = Parent::new(module, &entries, kernel, children, capacity);
         for (site, _) in &sites {
             parent.record(site);
         }
         parent.rewrite_barriers(&barriers);
-        parent.run_at_exit();
+        parent.run_at_exit(&grid_children);
         parent.start_queue();
     }
     entries.retire_replaced(module);
     true
+}
+
+/// A parent kernel's launches its blocks queue (with the facts that decided each, for the remark), and
+/// those whose child grids its blocks may take from the grid scope (grid reuse: the launch stays, for
+/// aggregation to register).
+struct ReuseParent<'s, 'c> {
+    kernel: FunctionValue<'c>,
+    queued: Vec<(&'s LaunchSite<'c>, String)>,
+    grid: Vec<&'s LaunchSite<'c>>,
 }
 
 /// Whether a launch is queued, with the facts that decided it (for the remark), or why not.
@@ -282,8 +324,8 @@ struct Parent<'a, 'c> {
     kernel: FunctionValue<'c>,
     /// The children it runs, each with its block variant; a record names its child by its index here.
     children: Vec<(FunctionValue<'c>, FunctionValue<'c>)>,
-    queue: PointerValue<'c>,
-    count: PointerValue<'c>,
+    /// The queue and its count, where the kernel queues launches (capacity above 0).
+    queue: Option<(PointerValue<'c>, PointerValue<'c>)>,
     capacity: u64,
     record_size: u64,
 }
@@ -299,9 +341,11 @@ impl<'a, 'c> Parent<'a, 'c> {
         let cx = module.get_context();
         let record_size = record_size(module, children.iter().map(|(c, _)| *c));
         let shared = |undef: BasicValueEnum<'c>, name: &str, align: u32| shared_variable(module, &format!("{}__klap_reuse_{name}", kernel.name()), undef, align);
-        let queue = shared(cx.i8_type().array_type((capacity * record_size) as u32).get_undef().into(), "queue", 16);
-        let count = shared(cx.i32_type().get_undef().into(), "count", 4);
-        Parent { module, entries, kernel, children, queue, count, capacity, record_size }
+        let queue = (capacity > 0).then(|| {
+            let queue = shared(cx.i8_type().array_type((capacity * record_size) as u32).get_undef().into(), "queue", 16);
+            (queue, shared(cx.i32_type().get_undef().into(), "count", 4))
+        });
+        Parent { module, entries, kernel, children, queue, capacity, record_size }
     }
 
     fn i32(&self, v: u64) -> IntValue<'c> {
@@ -359,6 +403,7 @@ impl<'a, 'c> Parent<'a, 'c> {
     /// it is made as written.
     fn record(&self, site: &LaunchSite<'c>) {
         let module = self.module;
+        let (queue, count) = self.queue.expect("a kernel that queues launches has a queue");
         let i64t = module.get_context().i64_type();
         let tag = self.children.iter().position(|(c, _)| *c == site.child).unwrap() as u64;
         let args = ArgValues::capture(module, site);
@@ -384,11 +429,11 @@ impl<'a, 'c> Parent<'a, 'c> {
             ok = and(ok, cmp(IntPredicate::ULE, smem, self.sreg(&b, "dynamic_smem_size")));
         }
         let claim = b.build_int_z_extend(ok, module.get_context().i32_type(), "").unwrap();
-        let slot = b.build_atomicrmw(AtomicRMWBinOp::Add, self.count, claim, AtomicOrdering::Monotonic).unwrap();
+        let slot = b.build_atomicrmw(AtomicRMWBinOp::Add, count, claim, AtomicOrdering::Monotonic).unwrap();
         let take = and(ok, cmp(IntPredicate::ULT, slot, self.i32(self.capacity)));
         guarded_replace(module, self.entries, site, &args, &b, take, |b, _| {
             let at = b.build_int_mul(b.build_int_z_extend(slot, i64t, "").unwrap(), self.i64(self.record_size), "").unwrap();
-            let record = b.byte_gep_at(self.queue.into(), at);
+            let record = b.byte_gep_at(queue.into(), at);
             b.store_aligned(self.i32(tag).into(), record, 16);
             for (k, v) in grid.iter().chain(&block).enumerate() {
                 b.store_aligned((*v).into(), b.byte_gep(record, 4 + 4 * k as u64), 4);
@@ -410,6 +455,7 @@ impl<'a, 'c> Parent<'a, 'c> {
     /// The queue starts empty: one thread empties it, and the block waits for that before any thread
     /// can write a record.
     fn start_queue(&self) {
+        let Some((_, count)) = self.queue else { return };
         let mut first = self.kernel.entry_block().get_first_instruction().unwrap();
         while first.get_opcode() == InstructionOpcode::Alloca {
             first = first.get_next_instruction().unwrap();
@@ -418,14 +464,15 @@ impl<'a, 'c> Parent<'a, 'c> {
         let is_first = b.build_int_compare(IntPredicate::EQ, self.linear_thread(&b), self.i32(0), "").unwrap();
         let then_end = first.split_if_then(is_first);
         b.position_before(&then_end);
-        b.store_aligned(self.i32(0).into(), self.count.into(), 4);
+        b.store_aligned(self.i32(0).into(), count.into(), 4);
         b.position_before(&first);
         self.barrier(&b);
     }
 
     /// Every return goes to one exit, where the threads wait for each other, then run the queued child
-    /// blocks together.
-    fn run_at_exit(&self) {
+    /// blocks together; then, for each of `grid_children` (child, block variant), grid reuse's marker,
+    /// which aggregation makes the loop that runs child grids of the grid scope (grid_reuse.rs).
+    fn run_at_exit(&self, grid_children: &[(FunctionValue<'c>, FunctionValue<'c>)]) {
         let cx = self.module.get_context();
         let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
         let f = self.kernel;
@@ -456,9 +503,7 @@ impl<'a, 'c> Parent<'a, 'c> {
         sync_warp_lanes(self.module, &b, lane_mask.into());
         b.build_unconditional_branch(wait).unwrap();
         let run = cx.append_basic_block(f, "klap.reuse.run");
-        let records = cx.append_basic_block(f, "klap.reuse.records");
-        let record = cx.append_basic_block(f, "klap.reuse.record");
-        let next = cx.append_basic_block(f, "klap.reuse.next");
+        let queue_blocks = self.queue.map(|_| ["records", "record", "next"].map(|name| cx.append_basic_block(f, &format!("klap.reuse.{name}"))));
         let done = cx.append_basic_block(f, "klap.reuse.done");
 
         b.position_at_end(wait);
@@ -468,113 +513,49 @@ impl<'a, 'c> Parent<'a, 'c> {
         b.position_at_end(run);
         let me = self.linear_thread(&b);
         let parent_threads = self.block_threads(&b);
-        let queued = b.load_aligned(i32t.into(), self.count.into(), 4).into_int_value();
-        let capacity = self.i32(self.capacity);
-        let full = b.build_int_compare(IntPredicate::UGT, queued, capacity, "").unwrap();
-        let n = b.build_select(full, capacity, queued, "").unwrap().into_int_value();
-        b.build_unconditional_branch(records).unwrap();
+        if let (Some((queue, count)), Some([records, record, next])) = (self.queue, queue_blocks) {
+            let queued = b.load_aligned(i32t.into(), count.into(), 4).into_int_value();
+            let capacity = self.i32(self.capacity);
+            let full = b.build_int_compare(IntPredicate::UGT, queued, capacity, "").unwrap();
+            let n = b.build_select(full, capacity, queued, "").unwrap().into_int_value();
+            b.build_unconditional_branch(records).unwrap();
 
-        b.position_at_end(records);
-        let r = b.build_phi(i32t, "record").unwrap();
-        let r_value = r.as_basic_value().into_int_value();
-        let more = b.build_int_compare(IntPredicate::ULT, r_value, n, "").unwrap();
-        b.build_conditional_branch(more, record, done).unwrap();
+            b.position_at_end(records);
+            let r = b.build_phi(i32t, "record").unwrap();
+            let r_value = r.as_basic_value().into_int_value();
+            let more = b.build_int_compare(IntPredicate::ULT, r_value, n, "").unwrap();
+            b.build_conditional_branch(more, record, done).unwrap();
 
-        b.position_at_end(record);
-        let at = b.build_int_mul(b.build_int_z_extend(r_value, i64t, "").unwrap(), self.i64(self.record_size), "").unwrap();
-        let rec = b.byte_gep_at(self.queue.into(), at);
-        let tag = b.load_aligned(i32t.into(), rec, 16).into_int_value();
-        let field = |k: u64| b.load_aligned(i32t.into(), b.byte_gep(rec, 4 + 4 * k), 4).into_int_value();
-        let grid = [field(0), field(1), field(2)];
-        let block = [field(3), field(4), field(5)];
-        let child_threads = b.build_int_mul(b.build_int_mul(block[0], block[1], "").unwrap(), block[2], "").unwrap();
-        // 0: the child block is the whole parent block (child.rs's barrier for all threads).
-        let whole = b.build_int_compare(IntPredicate::EQ, child_threads, parent_threads, "").unwrap();
-        let barrier_threads = b.build_select(whole, self.i32(0), child_threads, "").unwrap().into_int_value();
-        let wide = |v: IntValue<'c>| b.build_int_z_extend(v, i64t, "").unwrap();
-        let blocks = b.build_int_mul(b.build_int_mul(wide(grid[0]), wide(grid[1]), "").unwrap(), wide(grid[2]), "").unwrap();
-        let plays = b.build_int_compare(IntPredicate::ULT, me, child_threads, "").unwrap();
-        let thread = split(&b, me, block);
-        let args_at = b.byte_gep(rec, RECORD_HEADER);
-
-        let mut cases = Vec::new();
-        let mut incoming = Vec::new();
-        for (tag_value, (child, variant)) in self.children.iter().enumerate() {
-            let head = cx.append_basic_block(f, "klap.reuse.blocks");
-            let one = cx.append_basic_block(f, "klap.reuse.block");
-            let call = cx.append_basic_block(f, "klap.reuse.child");
-            let after = cx.append_basic_block(f, "klap.reuse.block.done");
-            cases.push((self.i32(tag_value as u64), head));
-
-            b.position_at_end(head);
-            let blk = b.build_phi(i64t, "child.block").unwrap();
-            let blk_value = blk.as_basic_value().into_int_value();
-            let more_blocks = b.build_int_compare(IntPredicate::ULT, blk_value, blocks, "").unwrap();
-            b.build_conditional_branch(more_blocks, one, next).unwrap();
-            incoming.push(head);
-
-            b.position_at_end(one);
-            b.build_conditional_branch(plays, call, after).unwrap();
-
-            b.position_at_end(call);
-            let ctaid = split_wide(&b, blk_value, grid);
-            let mut call_args: Vec<BasicValueEnum<'c>> = Vec::new();
-            for p in param_layout(self.module, *child).0 {
-                let at = b.byte_gep(args_at, p.offset);
-                call_args.push(if p.byval {
-                    // The variant copies a by-value argument from a generic pointer.
-                    b.build_address_space_cast(at.into_pointer_value(), cx.ptr_type(AddressSpace::default()), "").unwrap().into()
-                } else {
-                    b.load_aligned(p.ty, at, p.align.min(16) as u32)
-                });
+            b.position_at_end(record);
+            let at = b.build_int_mul(b.build_int_z_extend(r_value, i64t, "").unwrap(), self.i64(self.record_size), "").unwrap();
+            let rec = b.byte_gep_at(queue.into(), at);
+            let tag = b.load_aligned(i32t.into(), rec, 16).into_int_value();
+            let field = |k: u64| b.load_aligned(i32t.into(), b.byte_gep(rec, 4 + 4 * k), 4).into_int_value();
+            let grid = [field(0), field(1), field(2)];
+            let block = [field(3), field(4), field(5)];
+            let args = RecordArgs { args: b.byte_gep(rec, RECORD_HEADER), uniform_args: None };
+            let mut cases = Vec::new();
+            for (tag_value, (child, variant)) in self.children.iter().enumerate() {
+                let case = cx.append_basic_block(f, "klap.reuse.case");
+                cases.push((self.i32(tag_value as u64), case));
+                b.position_at_end(case);
+                run_child_grid(self.module, &b, *child, *variant, &args, grid, block, me, parent_threads, next);
             }
-            for (register, _) in IndexRegister::all() {
-                let d = ["x", "y", "z"].iter().position(|x| *x == register.dimension).unwrap();
-                call_args.push(match register.register {
-                    "tid" => thread[d],
-                    "ntid" => block[d],
-                    "ctaid" => ctaid[d],
-                    _ => grid[d],
-                }.into());
-            }
-            call_args.push(barrier_threads.into());
-            b.call(*variant, &call_args);
-            b.build_unconditional_branch(after).unwrap();
+            b.position_at_end(record);
+            b.build_switch(tag, next, &cases).unwrap();
 
-            b.position_at_end(after);
-            // The next child block uses the same shared memory, and the threads that play no child
-            // thread must not run ahead.
-            self.barrier(&b);
-            let blk_next = b.build_int_add(blk_value, self.i64(1), "").unwrap();
-            b.build_unconditional_branch(head).unwrap();
-            blk.add_incoming(&[(&self.i64(0), record), (&blk_next, after)]);
+            b.position_at_end(next);
+            let r_next = b.build_int_add(r_value, self.i32(1), "").unwrap();
+            b.build_unconditional_branch(records).unwrap();
+            r.add_incoming(&[(&self.i32(0), run), (&r_next, next)]);
+        } else {
+            b.build_unconditional_branch(done).unwrap();
         }
-        b.position_at_end(record);
-        b.build_switch(tag, next, &cases).unwrap();
-
-        b.position_at_end(next);
-        let r_next = b.build_int_add(r_value, self.i32(1), "").unwrap();
-        b.build_unconditional_branch(records).unwrap();
-        r.add_incoming(&[(&self.i32(0), run), (&r_next, next)]);
 
         b.position_at_end(done);
+        for (child, variant) in grid_children {
+            grid_reuse::mark(self.module, &b, *child, *variant, me.into(), parent_threads.into());
+        }
         b.build_return(None).unwrap();
     }
-}
-
-/// x, y, z of a linear index within dimensions `dims`: x fastest.
-fn split<'c>(b: &Builder<'c>, linear: IntValue<'c>, dims: [IntValue<'c>; 3]) -> [IntValue<'c>; 3] {
-    let x = b.build_int_unsigned_rem(linear, dims[0], "").unwrap();
-    let rest = b.build_int_unsigned_div(linear, dims[0], "").unwrap();
-    let y = b.build_int_unsigned_rem(rest, dims[1], "").unwrap();
-    let z = b.build_int_unsigned_div(rest, dims[1], "").unwrap();
-    [x, y, z]
-}
-
-/// [`split`] of a 64-bit linear block index (a grid may have more than 2^32 blocks), as i32 fields.
-fn split_wide<'c>(b: &Builder<'c>, linear: IntValue<'c>, dims: [IntValue<'c>; 3]) -> [IntValue<'c>; 3] {
-    let i64t = linear.get_type();
-    let i32t = dims[0].get_type();
-    let wide = dims.map(|d| b.build_int_z_extend(d, i64t, "").unwrap());
-    split(b, linear, wide).map(|v| b.build_int_truncate(v, i32t, "").unwrap())
 }

@@ -4,6 +4,7 @@
 pub mod aggregate;
 pub mod block_reuse;
 pub mod devrt_stubs;
+pub mod grid_reuse;
 pub mod last_error;
 pub mod malloc;
 pub mod normalize;
@@ -71,6 +72,9 @@ pub struct Options {
     pub block_reuse: bool,
     /// Launch records a parent block's queue holds.
     pub block_reuse_queue: u64,
+    /// Whether parent blocks that are done run child grids registered in their grid scope
+    /// (transform/grid_reuse.rs; at grid granularity and `auto` only).
+    pub grid_reuse: bool,
     /// Kernel launch promotion of one-block kernels that launch themselves (transform/promote/).
     pub promote: promote::Promotion,
     /// Links per pool at `promote=aggregate` (`-klap-promote-pool`).
