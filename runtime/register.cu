@@ -79,20 +79,22 @@ INLINE Taken take_records(Chunk *c, u32 peers, u32 blocks, u32 threads, u32 smem
 
 // Returns where the record's arguments go, tagged in bit 0 for the chunk's first record: the one that
 // also holds the arguments uniform over the scope (the pass writes them only there).
-INLINE char *write_record(Chunk *c, Taken t, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem) {
+// `flagged`: the record has a ready flag (grid reuse, reuse.cu), pending until the registering thread has
+// written the arguments (__klap_record_ready).
+INLINE char *write_record(Chunk *c, Taken t, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem,
+                          bool flagged = false) {
   c->end[t.record] = t.first + gx * gy * gz;
   u32 *d = c->dims + 8 * t.record;
   d[0] = gx, d[1] = gy, d[2] = gz, d[3] = bx, d[4] = by, d[5] = bz, d[6] = smem, d[7] = 0;
   char *args = c->args + (u64)t.record * c->record_size;
-  // Pending until the registering thread has written the arguments (__klap_record_ready).
-  if (c->epoch)
+  if (flagged)
     *(u64 *)(args + c->record_size - 8) = c->epoch | PENDING;
   return args + (t.record == 0);
 }
 
 // After a registration's arguments and __klap_record_written's fence, by the registering thread: the
 // record's ready flag, `flag` bytes into its arguments, from pending to the chunk's epoch, for a parent
-// block that takes it (reuse.cu). A chunk without flags has no pending flag there: nothing is written.
+// block that takes it (reuse.cu).
 ACCESSOR void __klap_record_ready(char *tagged, u32 flag) {
   u64 *f = (u64 *)(((u64)tagged & ~1ull) + flag);
   u64 v = *f;
@@ -180,8 +182,8 @@ INLINE Chunk *scope_current(Scope *s, u32 g, u32 lanes, Chunk *full) {
 }
 
 // Registers one launch in group `g` of a block or grid scope; returns where its argument record
-// goes, or null: the caller then makes the original launch.
-DEVICE char *__klap_scope_register(Scope *s, u32 g, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem) {
+// goes, or null: the caller then makes the original launch. `flagged`: as write_record.
+INLINE char *scope_register(Scope *s, u32 g, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem, bool flagged) {
   if (!s || (s->first_launches_as_written && first_launch()))
     return 0;
   bool accepted = launch_accepted(gx, gy, gz, bx, by, bz);
@@ -199,8 +201,19 @@ DEVICE char *__klap_scope_register(Scope *s, u32 g, u32 gx, u32 gy, u32 gz, u32 
     Taken t = take_records(c, live, blocks, bx * by * bz, smem);
     u32 over = __nvvm_vote_ballot_sync(live, t.record >= c->capacity);
     if (t.record < c->capacity)
-      return write_record(c, t, gx, gy, gz, bx, by, bz, smem);
+      return write_record(c, t, gx, gy, gz, bx, by, bz, smem, flagged);
     full = c;
     live = over;
   }
+}
+
+DEVICE char *__klap_scope_register(Scope *s, u32 g, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem) {
+  return scope_register(s, g, gx, gy, gz, bx, by, bz, smem, false);
+}
+
+// As __klap_scope_register, into a group whose records parent blocks may take (READY_FLAGS): the record's
+// ready flag is pending until __klap_record_ready.
+DEVICE char *__klap_scope_register_flagged(Scope *s, u32 g, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz,
+                                           u32 smem) {
+  return scope_register(s, g, gx, gy, gz, bx, by, bz, smem, true);
 }

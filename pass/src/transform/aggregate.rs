@@ -746,6 +746,11 @@ impl<'c> Parent<'_, 'c> {
         let [bx, by, bz] = dim3_fields(self.module, b, &site.block);
         let mut call_args = scope_args.to_vec();
         call_args.extend([gx, gy, gz, bx, by, bz, site.smem]);
+        // A group whose records parent blocks may take: each record's ready flag pending until written.
+        let register = match register {
+            RuntimeFn::ScopeRegister if self.reused.contains(&site.child) => RuntimeFn::ScopeRegisterFlagged,
+            other => other,
+        };
         let tagged = self.call(b, register, &call_args).result();
         let has_record = b.is_not_null(tagged);
         let fallback = fallback_site(self.module, site);

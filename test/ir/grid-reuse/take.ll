@@ -43,7 +43,7 @@ define ptx_kernel void @child(ptr %out, i32 %v) {
 ; block counts itself in at entry (COUNT_ENTERED, 4): blocks take grids once every block has started.
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK: %[[SCOPE:.*]] = call ptr @__klap_grid_enter_per_block(i32 4, i32 1, i32 1073741856,
-; CHECK: %[[TAGGED:.*]] = call ptr @__klap_scope_register(
+; CHECK: %[[TAGGED:.*]] = call ptr @__klap_scope_register_flagged(
 ; CHECK: call void @__klap_record_written()
 ; CHECK-NEXT: call void @__klap_record_ready(ptr %[[TAGGED]], i32 24)
 ; The one exit: every thread waits, then the block takes records and runs their grids.
