@@ -768,11 +768,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.build_conditional_branch(more_blocks, warps, child_done).unwrap();
 
         // A block's warps; lane l plays thread 32 w + l where the block has it.
-        b.position_at_end(warps);
-        let warp = b.build_phi(i32t, "warp").unwrap();
-        let warp_v = warp.as_basic_value().into_int_value();
-        let more_warps = b.build_int_compare(IntPredicate::ULT, warp_v, warps_per_block, "").unwrap();
-        b.build_conditional_branch(more_warps, run, block_done).unwrap();
+        let (warp, warp_v) = b.count_below(warps, warps_per_block, "warp", run, block_done);
 
         b.position_at_end(run);
         let t = b.build_int_add(b.build_int_mul(warp_v, c32(32), "").unwrap(), lane, "t").unwrap();
@@ -1619,11 +1615,7 @@ pub fn run_child_grid<'c>(
     let after = cx.append_basic_block(f, "klap.reuse.block.done");
     b.build_unconditional_branch(head).unwrap();
 
-    b.position_at_end(head);
-    let blk = b.build_phi(i64t, "child.block").unwrap();
-    let blk_value = blk.as_basic_value().into_int_value();
-    let more_blocks = b.build_int_compare(IntPredicate::ULT, blk_value, blocks, "").unwrap();
-    b.build_conditional_branch(more_blocks, one, done).unwrap();
+    let (blk, blk_value) = b.count_below(head, blocks, "child.block", one, done);
 
     b.position_at_end(one);
     b.build_conditional_branch(plays, call, after).unwrap();

@@ -1001,6 +1001,17 @@ pub trait BuilderExt<'c> {
         let gep = unsafe { self.this().build_in_bounds_gep(cx.i8_type(), base.into_pointer_value(), &[offset], "") };
         gep.expect("builder positioned").as_basic_value_enum()
     }
+    /// At the end of `head`: a counter from 0 (its phi, named `name`, whose incoming values the caller adds)
+    /// and a branch to `body` while it is below `bound`, else to `exit`. Returns the phi and its value.
+    fn count_below(&self, head: BasicBlock<'c>, bound: IntValue<'c>, name: &str, body: BasicBlock<'c>, exit: BasicBlock<'c>) -> (PhiValue<'c>, IntValue<'c>) {
+        let b = self.this();
+        b.position_at_end(head);
+        let phi = b.build_phi(bound.get_type(), name).expect("builder positioned");
+        let value = phi.as_basic_value().into_int_value();
+        let more = b.build_int_compare(IntPredicate::ULT, value, bound, "").expect("builder positioned");
+        b.build_conditional_branch(more, body, exit).expect("builder positioned");
+        (phi, value)
+    }
     /// `a && c` as i1 values, without an `and` where either is the constant true (a check that folded away).
     fn and_known(&self, a: IntValue<'c>, c: IntValue<'c>, name: &str) -> IntValue<'c> {
         match (a.get_zero_extended_constant(), c.get_zero_extended_constant()) {

@@ -236,19 +236,6 @@ template <typename F> static void compare(const char *part, const std::vector<un
   std::printf("%s: %d results, sum %llu\n", part, filled, sum);
 }
 
-static std::vector<unsigned> run(size_t words, void (*launch)(unsigned *)) {
-  unsigned *d;
-  CK(cudaMalloc(&d, words * sizeof(unsigned)));
-  CK(cudaMemset(d, 0xff, words * sizeof(unsigned)));
-  launch(d);
-  CK_LAUNCH();
-  CK(cudaDeviceSynchronize());
-  std::vector<unsigned> h(words);
-  CK(cudaMemcpy(h.data(), d, words * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  CK(cudaFree(d));
-  return h;
-}
-
 constexpr int N = 1000;  // parent threads of the barrier part (8 blocks, the last one partly)
 constexpr int BLOCKS = (N + PB - 1) / PB;
 constexpr int SLOTS = (N + 7) / 8;
@@ -270,7 +257,7 @@ int main(int argc, char **argv) {
       break;
     static size_t s_dyn;
     s_dyn = dyn;
-    auto got = run(SLOTS * MAXG, [](unsigned *d) { parentBarrier<<<BLOCKS, PB, s_dyn>>>(d, g_seen, N); });
+    auto got = runOnWords(SLOTS * MAXG, [](unsigned *d) { parentBarrier<<<BLOCKS, PB, s_dyn>>>(d, g_seen, N); });
     compare(dyn ? "barrier" : "barrier-no-dynamic-smem", got, barrierWant);
     std::vector<unsigned> seen(BLOCKS);
     CK(cudaMemcpy(seen.data(), g_seen, BLOCKS * sizeof(unsigned), cudaMemcpyDeviceToHost));
@@ -282,7 +269,7 @@ int main(int argc, char **argv) {
   }
 
   if (part("sync")) {
-    auto got = run(BLOCKS * (PB / 8) * MAXG, [](unsigned *d) { parentSync<<<BLOCKS, PB, DYN>>>(d, g_seen); });
+    auto got = runOnWords(BLOCKS * (PB / 8) * MAXG, [](unsigned *d) { parentSync<<<BLOCKS, PB, DYN>>>(d, g_seen); });
     compare("sync", got, barrierWant);
     std::vector<unsigned> seen(BLOCKS);
     CK(cudaMemcpy(seen.data(), g_seen, BLOCKS * sizeof(unsigned), cudaMemcpyDeviceToHost));
@@ -293,7 +280,7 @@ int main(int argc, char **argv) {
 
   constexpr int LOOP_SLOTS = LOOP_BLOCKS * (PB / 4) * PER_THREAD;
   if (part("loop")) {
-    auto loop = run(LOOP_SLOTS * 3 * MAXG, [](unsigned *d) { parentLoop<<<LOOP_BLOCKS, PB, DYN>>>(d); });
+    auto loop = runOnWords(LOOP_SLOTS * 3 * MAXG, [](unsigned *d) { parentLoop<<<LOOP_BLOCKS, PB, DYN>>>(d); });
     compare("loop", loop, [](int k) {
       int slot = k / MAXG, b = k % MAXG;
       return slot % 3 == 0 && b == 0 ? reduceCpu(slot, 0) : 0xffffffffu;
@@ -301,16 +288,16 @@ int main(int argc, char **argv) {
   }
 
   if (part("warp")) {
-    auto warp = run(WARP_SLOTS * 2, [](unsigned *d) { parentWarp<<<WARP_SLOTS * 4 / PB, PB>>>(d); });
+    auto warp = runOnWords(WARP_SLOTS * 2, [](unsigned *d) { parentWarp<<<WARP_SLOTS * 4 / PB, PB>>>(d); });
     compare("warp", warp, [](int k) { return warpSumCpu(k / 2, k % 2); });
   }
   if (part("tree")) {
-    auto nodes = run(NODES, [](unsigned *d) { tree<<<1, PB>>>(d, 0, 0, false); });
+    auto nodes = runOnWords(NODES, [](unsigned *d) { tree<<<1, PB>>>(d, 0, 0, false); });
     compare("tree", nodes, [](int node) { return treeCpu(node, depthOf(node)); });
   }
 
   if (part("leaf")) {
-    auto nodes = run(NODES, [](unsigned *d) { tree<<<1, PB>>>(d, 0, 0, true); });
+    auto nodes = runOnWords(NODES, [](unsigned *d) { tree<<<1, PB>>>(d, 0, 0, true); });
     compare("leaf", nodes, [](int node) { int d = depthOf(node); return d == DEPTH ? leafCpu(node) : treeCpu(node, d); });
   }
 

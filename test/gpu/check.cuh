@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <vector>
 
 #define CK(call)                                                               \
   do {                                                                         \
@@ -72,4 +73,19 @@ static inline int finish() {
   }
   std::printf("FAIL %lld mismatches, first: %s\n", g_bad, g_first);
   return 1;
+}
+
+// Runs `launch` on a device array of `words` words, each 0xffffffff at first, and returns the array once the
+// GPU is done.
+static inline std::vector<unsigned> runOnWords(size_t words, void (*launch)(unsigned *)) {
+  unsigned *d;
+  CK(cudaMalloc(&d, words * sizeof(unsigned)));
+  CK(cudaMemset(d, 0xff, words * sizeof(unsigned)));
+  launch(d);
+  CK_LAUNCH();
+  CK(cudaDeviceSynchronize());
+  std::vector<unsigned> h(words);
+  CK(cudaMemcpy(h.data(), d, words * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  CK(cudaFree(d));
+  return h;
 }

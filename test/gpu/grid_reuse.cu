@@ -100,19 +100,6 @@ __global__ void parentChain(unsigned *out, unsigned salt) {
   launchSlot(out, i, salt);
 }
 
-static std::vector<unsigned> run(size_t words, void (*launch)(unsigned *)) {
-  unsigned *d;
-  CK(cudaMalloc(&d, words * sizeof(unsigned)));
-  CK(cudaMemset(d, 0xff, words * sizeof(unsigned)));
-  launch(d);
-  CK_LAUNCH();
-  CK(cudaDeviceSynchronize());
-  std::vector<unsigned> h(words);
-  CK(cudaMemcpy(h.data(), d, words * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  CK(cudaFree(d));
-  return h;
-}
-
 // `launched(slot)`: whether the slot's child was launched; every block of its grid must hold its sum, and
 // every other word must be untouched.
 template <typename F> static void compare(const char *part, const std::vector<unsigned> &got, unsigned salt, F launched) {
@@ -142,7 +129,7 @@ int main(int argc, char **argv) {
   auto part = [&](const char *name) { return argc < 2 || std::strcmp(argv[1], name) == 0; };
   setPendingLaunchLimit(1 << 17);
   if (part("mixed")) {
-    auto got = run((size_t)3 * MIXED_N * MAXB,
+    auto got = runOnWords((size_t)3 * MIXED_N * MAXB,
                    [](unsigned *d) { parentMixed<<<(MIXED_N + PB - 1) / PB, PB, DYN>>>(d, 17u, MIXED_N); });
     compare("mixed", got, 17u, [](int slot) {
       int i = slot / 3, k = slot % 3, block = i / PB;
@@ -150,15 +137,15 @@ int main(int argc, char **argv) {
     });
   }
   if (part("few")) {
-    auto got = run((size_t)FEW_SLOTS * MAXB, [](unsigned *d) { parentFew<<<2, PB, DYN>>>(d, 29u, FEW_SLOTS); });
+    auto got = runOnWords((size_t)FEW_SLOTS * MAXB, [](unsigned *d) { parentFew<<<2, PB, DYN>>>(d, 29u, FEW_SLOTS); });
     compare("few", got, 29u, [](int) { return true; });
   }
   if (part("chain")) {
-    auto got = run((size_t)CHAIN_BLOCKS * PB * MAXB, [](unsigned *d) { parentChain<<<CHAIN_BLOCKS, PB, DYN>>>(d, 31u); });
+    auto got = runOnWords((size_t)CHAIN_BLOCKS * PB * MAXB, [](unsigned *d) { parentChain<<<CHAIN_BLOCKS, PB, DYN>>>(d, 31u); });
     compare("chain", got, 31u, [](int) { return true; });
   }
   if (part("none")) {
-    auto got = run((size_t)FEW_SLOTS * MAXB, [](unsigned *d) { parentFew<<<2, PB>>>(d, 37u, FEW_SLOTS); });
+    auto got = runOnWords((size_t)FEW_SLOTS * MAXB, [](unsigned *d) { parentFew<<<2, PB>>>(d, 37u, FEW_SLOTS); });
     compare("none", got, 37u, [](int) { return true; });
   }
   if (g_bad) {

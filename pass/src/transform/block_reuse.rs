@@ -520,11 +520,7 @@ impl<'a, 'c> Parent<'a, 'c> {
             let n = b.build_select(full, capacity, queued, "").unwrap().into_int_value();
             b.build_unconditional_branch(records).unwrap();
 
-            b.position_at_end(records);
-            let r = b.build_phi(i32t, "record").unwrap();
-            let r_value = r.as_basic_value().into_int_value();
-            let more = b.build_int_compare(IntPredicate::ULT, r_value, n, "").unwrap();
-            b.build_conditional_branch(more, record, done).unwrap();
+            let (r, r_value) = b.count_below(records, n, "record", record, done);
 
             b.position_at_end(record);
             let at = b.build_int_mul(b.build_int_z_extend(r_value, i64t, "").unwrap(), self.i64(self.record_size), "").unwrap();
