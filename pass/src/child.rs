@@ -99,6 +99,24 @@ pub struct Variant<'c> {
     pub lookup: RecordLookup,
 }
 
+impl<'c> Variant<'c> {
+    /// A variant that serves no chunk (thread, serial, warp, block, promoted and pool variants): none of the
+    /// aggregated variant's fields apply. `param_size`: the bytes of its parameters, where they matter.
+    fn unaggregated(function: FunctionValue<'c>, body_start: InstructionValue<'c>, param_size: u64) -> Self {
+        Variant {
+            function,
+            body_start,
+            exits: Vec::new(),
+            param_size,
+            uniform: Vec::new(),
+            uniform_words: 0,
+            args_in_params: false,
+            coarsen: None,
+            lookup: RecordLookup::Search,
+        }
+    }
+}
+
 /// How an aggregated block finds its record among its chunk's.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum RecordLookup {
@@ -470,7 +488,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.build_unconditional_branch(body).expect("builder positioned");
         let body_start = body.get_first_instruction().expect("a cloned body");
         let (_, param_size) = param_layout(self.module, kernel);
-        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None, lookup: RecordLookup::Search }
+        Variant::unaggregated(f, body_start, param_size)
     }
 
     /// Every thread of a grid of `kernel`, one after another, as a device function.
@@ -655,7 +673,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.build_return(None).unwrap();
         base.add_incoming(&[(&c32(0), entry), (&base_next, next)]);
         let body_start = run.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None, lookup: RecordLookup::Search }
+        Variant::unaggregated(f, body_start, 0)
     }
 
     /// Whether every parameter of `kernel` can be shuffled between lanes: integers, floats and pointers,
@@ -816,7 +834,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         b.position_at_end(exit);
         b.build_return(None).unwrap();
         let body_start = call.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None, lookup: RecordLookup::Search }
+        Variant::unaggregated(f, body_start, 0)
     }
 
     /// Whether a parent block can run blocks of `kernel` with its own threads ([`VariantKind::Block`]),
@@ -935,7 +953,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let indices: Vec<BasicValueEnum<'c>> = (0..registers.len()).map(|i| f.get_nth_param((params.len() + i) as u32).unwrap()).collect();
         self.pass_index_registers(f, &indices);
         let body_start = body.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None, lookup: RecordLookup::Search }
+        Variant::unaggregated(f, body_start, param_size)
     }
 
     /// Replaces the index-register reads of `f` by `indices` (in the table's order), passing them on to
@@ -1069,7 +1087,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             tid_phis[d].add_incoming(&[(&zero, blocks_head), (&tid_next[d], thread_body)]);
         }
         let body_start = thread_body.get_first_instruction().unwrap();
-        Variant { function: f, body_start, exits: Vec::new(), param_size: 0, uniform: Vec::new(), uniform_words: 0, args_in_params: false, coarsen: None, lookup: RecordLookup::Search }
+        Variant::unaggregated(f, body_start, 0)
     }
 
     /// Rewrites the index-register reads of `f` as `how` says, also in the device functions it calls
