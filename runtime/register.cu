@@ -92,14 +92,12 @@ INLINE char *write_record(Chunk *c, Taken t, u32 gx, u32 gy, u32 gz, u32 bx, u32
   return args + (t.record == 0);
 }
 
-// After a registration's arguments and __klap_record_written's fence, by the registering thread: the
-// record's ready flag, `flag` bytes into its arguments, from pending to the chunk's epoch, for a parent
-// block that takes it (reuse.cu).
+// After a flagged registration's arguments and __klap_record_written's fence, by the registering thread:
+// the record's ready flag, `flag` bytes into its arguments, from pending to the chunk's epoch (which the
+// pending flag holds), for a parent block that takes it (reuse.cu).
 ACCESSOR void __klap_record_ready(char *tagged, u32 flag) {
   u64 *f = (u64 *)(((u64)tagged & ~1ull) + flag);
-  u64 v = *f;
-  if (v & PENDING)
-    store_relaxed(f, v & ~PENDING);
+  store_relaxed(f, *f & ~PENDING);
 }
 
 // A registration's result: where its arguments go, and whether it also writes the uniform ones.

@@ -28,8 +28,9 @@ use crate::llvm::{
     AddressSpace, GlobalValue, InstructionValue, Linkage, Module, Statistic, ValueExt,
 };
 use crate::remarks::Remark;
-use crate::runtime::{COUNT_ENTERED, READY_FLAGS, 
-    IndexRegister, Runtime, RuntimeFn, Settings, LARGE_BLOCK_THREADS, PER_BLOCK_IF_LARGE_BLOCKS, PER_BLOCK_IF_SMALL_GRID, SMALL_GRID_THREADS,
+use crate::runtime::{
+    IndexRegister, Runtime, RuntimeFn, Settings, COUNT_ENTERED, LARGE_BLOCK_THREADS, PER_BLOCK_IF_LARGE_BLOCKS, PER_BLOCK_IF_SMALL_GRID, READY_FLAGS,
+    SMALL_GRID_THREADS,
 };
 use crate::site::abi::{launch_or_error_query, Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
 use crate::site::ops::{
@@ -536,8 +537,10 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             let as_written = children.iter().copied().find(|&k| aggregated(k).is_some_and(|v| v.function == caller)).unwrap_or(caller);
             let mut own = model.sites.iter().filter(|s| s.caller == as_written).peekable();
             let lone = own.peek().is_some() && own.all(|s| s.lone);
-            parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares, lone, per_block_when);
-            parent.grid_reuse(ctx, caller, &placed.scope, &placed.groups, granularity, quiet);
+            let scope = parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares, lone, per_block_when);
+            // Blocks take child grids only from the grid table's scopes (runtime/reuse.cu): of a kernel launched as written.
+            let takes_from = (granularity == Granularity::Grid && in_variant.is_none()).then_some(scope);
+            parent.grid_reuse(ctx, caller, &placed.scope, &placed.groups, takes_from, quiet);
         }
     }
     // Markers of kernels that got no block or grid scope.
@@ -825,7 +828,7 @@ impl<'c> Parent<'_, 'c> {
         shares: bool,
         lone: bool,
         per_block_when: u32,
-    ) {
+    ) -> BasicValueEnum<'c> {
         let variant_of = |child: FunctionValue<'c>| self.variants.get(child, VariantKind::Aggregated).unwrap();
         // Entry: every thread still runs here.
         let start = match in_variant {
@@ -860,7 +863,7 @@ impl<'c> Parent<'_, 'c> {
             enter_args.push(self.i32(size));
         }
         // A kernel whose blocks take child grids from its scope takes them once every block has entered.
-        let per_block_when = per_block_when | if grid_reuse::markers(kernel).is_empty() { 0 } else { COUNT_ENTERED };
+        let per_block_when = per_block_when | if grid_reuse::markers(kernel).is_empty() || in_variant.is_some() { 0 } else { COUNT_ENTERED };
         let enter = match (granularity, in_variant) {
             (Granularity::Grid, Some(v)) => {
                 // A grid scope inside a variant lives in the variant's chunk, set up by its launch
@@ -948,24 +951,20 @@ impl<'c> Parent<'_, 'c> {
                 self.call(&b, RuntimeFn::GridRelease, &[scope]);
             }
         }
+        scope
     }
 
     /// Grid reuse at `kernel`'s markers (block reuse left them at its one exit): each becomes the loop
-    /// that takes the records of the child's groups in the kernel's grid scope and runs their grids. Where
-    /// the kernel has no grid scope, or the child no group in it, the marker goes and the launches are
-    /// aggregated alone.
-    fn grid_reuse(&self, ctx: Ctx, kernel: FunctionValue<'c>, sites: &[&LaunchSite<'c>], groups: &[(FunctionValue<'c>, Stream)], granularity: Granularity, quiet: bool) {
+    /// that takes the records of the child's groups in `scope`, the kernel's grid scope where its blocks
+    /// may take from it, and runs their grids. Where there is none (an aggregated parent, another
+    /// granularity), or the child has no group in it, the marker goes and the launches are aggregated alone.
+    fn grid_reuse(&self, ctx: Ctx, kernel: FunctionValue<'c>, sites: &[&LaunchSite<'c>], groups: &[(FunctionValue<'c>, Stream)], scope: Option<BasicValueEnum<'c>>, quiet: bool) {
         let markers = grid_reuse::markers(kernel);
-        if markers.is_empty() {
-            return;
-        }
-        let enter = [RuntimeFn::GridEnter, RuntimeFn::GridEnterPerBlock, RuntimeFn::ChildGridScope].map(|f| self.runtime.get(f));
-        let scope = kernel.instructions().into_iter().find(|i| i.called_function().is_some_and(|f| enter.contains(&f))).map(|i| i.result());
         let mut at_end = false;
         for m in &markers {
             let child_sites = sites.iter().filter(|s| s.child == m.child);
             let taken: Vec<usize> = (0..groups.len()).filter(|&g| groups[g].0 == m.child && matches!(groups[g].1, Stream::Null | Stream::FireAndForget)).collect();
-            match scope.filter(|_| granularity == Granularity::Grid && !taken.is_empty()) {
+            match scope.filter(|_| !taken.is_empty()) {
                 Some(scope) => {
                     if !at_end {
                         // The block's threads have done their own work: blocks take grids while another has not.

@@ -105,7 +105,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
     }
     let shared_now = static_shared_bytes(module);
-    parents.retain_mut(|ReuseParent { kernel, queued: sites, .. }| {
+    parents.retain_mut(|ReuseParent { kernel, queued: sites, grid }| {
         let queue = options.block_reuse_queue * record_size(module, sites.iter().map(|(s, _)| s.child));
         let fits = sites.is_empty() || shared_now + queue + 4 <= STATIC_SHARED_LIMIT;
         if !fits {
@@ -124,9 +124,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             }
             sites.clear();
         }
-        true
+        !sites.is_empty() || !grid.is_empty()
     });
-    parents.retain(|p| !p.queued.is_empty() || !p.grid.is_empty());
     if parents.is_empty() {
         return false;
     }
