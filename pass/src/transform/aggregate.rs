@@ -544,14 +544,16 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
     }
     // Markers of kernels that got no block or grid scope.
-    for f in module.get_functions() {
-        for m in grid_reuse::markers(f) {
-            for site in model.sites.iter().filter(|s| s.caller == f && s.child == m.child) {
-                Remark::GridReuseUnfit.emit(ctx, site.launch, "the launch is not registered in a grid scope of its kernel (it is made as written, or gathered per warp)");
+    if grid_reuse::any_markers(module) {
+        for f in module.get_functions() {
+            for m in grid_reuse::markers(f) {
+                for site in model.sites.iter().filter(|s| s.caller == f && s.child == m.child) {
+                    Remark::GridReuseUnfit.emit(ctx, site.launch, "the launch is not registered in a grid scope of its kernel (it is made as written, or gathered per warp)");
+                }
             }
         }
+        grid_reuse::erase_markers(module);
     }
-    grid_reuse::erase_markers(module);
     entries.retire_replaced(module);
     runtime.retire_unused(module);
     Ok(true)

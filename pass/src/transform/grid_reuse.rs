@@ -72,9 +72,17 @@ pub fn markers<'c>(f: FunctionValue<'c>) -> Vec<Marker<'c>> {
         .collect()
 }
 
+/// Whether block reuse left a marker in the module (else no function need be scanned for one).
+pub fn any_markers(module: &Module) -> bool {
+    module.get_function(MARKER).is_some()
+}
+
 /// The children whose grids parent blocks may run somewhere in the module.
 pub fn marked_children<'c>(module: &Module<'c>) -> Vec<FunctionValue<'c>> {
     let mut children = Vec::new();
+    if !any_markers(module) {
+        return children;
+    }
     for f in module.get_functions() {
         for m in markers(f) {
             if !children.contains(&m.child) {
@@ -122,14 +130,14 @@ pub fn insert_take_loop<'c>(module: &Module<'c>, runtime: &Runtime<'c>, marker: 
     run_child_grid(module, &b, marker.child, marker.variant, &record, grid, block, thread, threads, take);
 }
 
-/// Removes every marker left (a kernel that got no grid scope, or aggregation did not run).
+/// Removes every marker left (a kernel that got no grid scope, or aggregation did not run), and the
+/// marker's declaration; nothing to scan where block reuse left none.
 pub fn erase_markers(module: &Module) {
+    let Some(declaration) = module.get_function(MARKER) else { return };
     for f in module.get_functions() {
         for m in markers(f) {
             m.call.erase();
         }
     }
-    if let Some(f) = module.get_function(MARKER) {
-        f.erase();
-    }
+    declaration.erase();
 }
