@@ -52,7 +52,7 @@ static inline cudaError_t klap_set_pool(const void *kernel, void *pool, size_t b
 //     ... the part that needs `carried` ...
 //   }
 //
-// The mark is a promise that nothing before it reads memory another link of the chain writes. klap then
+// The mark is a promise that nothing before it reads memory a link earlier in the chain writes. klap then
 // waits there (remark KLAP415), where every thread passes once and no parameter the link before computes is
 // used before it (else KLAP416 says why, and the analysis decides). Without klap it compiles to nothing but
 // a PTX comment (its memory clobber keeps the compiler from moving memory accesses across it).

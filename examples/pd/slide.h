@@ -14,6 +14,7 @@
 
 #include "../common/children.h"
 #include "../common/chain.h"
+#include "../../runtime/klap.h"
 
 constexpr int kBlock = 512;             // threads of every chain link and flat block (KLAP's parent = child = 512)
 constexpr int kItems = 16;              // elements per thread of a tile
@@ -66,16 +67,26 @@ __device__ void slide_tile_store(int *buf, int cols, int pad, int first, int end
 // One chain link's work: the chunk [first, end), tile by tile in the walk's order. A tile's writes land only on its
 // own elements and those of tiles walked before it, so one barrier per tile, between its reads and its writes, is
 // all the order needed inside the block.
+//
+// The first tile is read before the loop, and klap_prologue_end() (../../runtime/klap.h) marks where that read
+// ends: no link walked before this one writes what this link reads (see above), a promise klap's analysis of
+// memory cannot make for one buffer. With klap's promotion with overlap a link reads its first tile before it
+// waits for the link before it; without klap the mark compiles to a PTX comment.
 template <class Slide>
-__device__ void slide_chunk(int *buf, int cols, int pad, int first, int end) {
+__device__ __forceinline__ void slide_chunk(int *buf, int cols, int pad, int first, int end) {
   const int last_tile = first + (end - 1 - first) / kTile * kTile;
-  for (int k = 0; first + k * kTile < end; k++) {
-    const int tile = Slide::kUp ? last_tile - k * kTile : first + k * kTile;
-    const int tile_end = min(end, tile + kTile);
-    int v[kItems];
-    slide_tile_load(buf, tile, tile_end, v);
+  int tile = Slide::kUp ? last_tile : first;
+  int v[kItems];
+  slide_tile_load(buf, tile, min(end, tile + kTile), v);
+  __syncthreads();
+  klap_prologue_end();
+  for (int k = 1;; k++) {
+    slide_tile_store<Slide>(buf, cols, pad, tile, min(end, tile + kTile), v);
+    if (first + k * kTile >= end)
+      break;
+    tile = Slide::kUp ? last_tile - k * kTile : first + k * kTile;
+    slide_tile_load(buf, tile, min(end, tile + kTile), v);
     __syncthreads();
-    slide_tile_store<Slide>(buf, cols, pad, tile, tile_end, v);
   }
 }
 

@@ -7,7 +7,7 @@
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
 ; REMARK: remark: {{.*}}promoted without overlap: nothing worth overlapping runs before the wait (no read, no barrier): {{.*}}`%x{{.*}} = load float, ptr %pin{{.*}}`: it reads memory that the link before may write {{.*}} [KLAP416]
-; REMARK: remark: {{.*}}promoted without overlap: the launch condition depends on the kernel's work: a link launched speculatively must not run its prologue early (it could read past the end of its input) [KLAP416]
+; REMARK: remark: {{.*}}promoted without overlap: the launch condition is not known at entry: a link launched speculatively must not run its prologue early (it could read past the end of its input) [KLAP416]
 ; REMARK: remark: {{.*}}promoted without overlap: nothing worth overlapping runs before the wait (no read, no barrier): the wait is before `store float 0.000000e+00, ptr %pfirst{{.*}}`: it writes memory that other blocks can see [KLAP416]
 ; CHECK-LABEL: define ptx_kernel void @notrestrict__klap_pool(
 ; CHECK:         call ptr @__klap_pool_enter(ptr %klap.pool, i32 28)

@@ -4,7 +4,7 @@
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
-; REMARK: remark: {{.*}}launch of @chain promoted (basic): arguments available at entry: #0 #1 #2; postponed: #3; launch condition: depends on the kernel's work: launched speculatively, ended where the launch is not reached [KLAP400]
+; REMARK: remark: {{.*}}launch of @chain promoted (basic): arguments available at entry: #0 #1 #2; postponed: #3; launch condition: not known at entry (the kernel's work decides it, or a branch above a join that some path from the entry avoids): launched speculatively, ended where the launch is not reached [KLAP400]
 ; CHECK-LABEL: define ptx_kernel void @chain(
 ; CHECK:       klap.promote:
 ; CHECK:         [[LEAD:%.*]] = call i1 @__klap_promote_leader()

@@ -63,7 +63,7 @@ use crate::site::abi::{Stream, STREAM_FIRE_AND_FORGET};
 use crate::site::graph::LaunchGraph;
 use crate::site::ops::{dim3_type, entry_alloca, guarded_replace, ArgValues, CanonicalEntries};
 use crate::site::{self, param_layout, LaunchModel, LaunchSite, WriteKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 mod looped;
 mod overlap;
@@ -124,7 +124,7 @@ pub struct Candidate<'c> {
     /// Per parameter of the kernel: whether the launch's argument is known at the kernel's entry.
     pub available: Vec<bool>,
     /// The launch condition where it is known at entry: the conditions on the way to the launch, each
-    /// with the value that leads there. None where it depends on the kernel's work (speculative launch).
+    /// with the value that leads there. None where it is not known at entry (speculative launch).
     pub condition: Option<Vec<(IntValue<'c>, bool)>>,
     /// The kernel's parameter bytes.
     pub param_size: u64,
@@ -149,7 +149,7 @@ impl Candidate<'_> {
         let condition = match &self.condition {
             Some(c) if c.is_empty() => "none beyond the launching thread",
             Some(_) => "computed at entry from the parameters",
-            None => "depends on the kernel's work: launched speculatively, ended where the launch is not reached",
+            None => "not known at entry (the kernel's work decides it, or a branch above a join that some path from the entry avoids): launched speculatively, ended where the launch is not reached",
         };
         format!("arguments available at entry: {}; postponed: {}; launch condition: {condition}", list(true), list(false))
     }
@@ -334,25 +334,30 @@ fn pure_intrinsic(name: &str) -> bool {
     ["llvm.smin.", "llvm.smax.", "llvm.umin.", "llvm.umax.", "llvm.abs."].iter().any(|p| name.starts_with(p))
 }
 
-/// The conditions on the single-predecessor path that ends at the launch, each with the value that leads
-/// to it, when all are known at entry; None when one depends on the kernel's work. The test of the
-/// parameter buffer and the test that picks the launching thread are not part of it. Above the first
-/// block with several predecessors nothing is known; where the launch is not reached after all, its
-/// promoted child ends at once, so the condition decides only whether a launch is made early.
+/// The conditions under which the launch is reached, each with the value that leads to it, when all are
+/// known at entry; None when one depends on the kernel's work, or when the launch's block is reached through
+/// a block with several predecessors that some path from the entry avoids (an early return above a join:
+/// its condition would be lost). The walk goes up the single-predecessor path that ends at the launch, to a
+/// block every path from the entry reaches. A branch whose other side also always reaches the path (a loop's
+/// exit, the loop left only there) decides when, not whether, and is no condition. The test of the
+/// parameter buffer and the test that picks the launching thread are not part of it. Where the launch is not
+/// reached after all, its promoted child ends at once; a prologue run early, though, must not read past the
+/// end of its input, which is why overlap needs the whole condition.
 fn launch_condition<'c>(site: &LaunchSite<'c>) -> Option<Vec<(IntValue<'c>, bool)>> {
     let f = site.caller;
     let mut out = Vec::new();
     let mut block = site.launch.block();
     let blocks = f.get_basic_blocks();
-    while block != f.entry_block() {
+    while !always_reaches(f.entry_block(), block) {
         let preds: Vec<BasicBlock<'c>> = blocks.iter().copied().filter(|b| successors(*b).contains(&block)).collect();
-        let [pred] = preds.as_slice() else { break };
+        let [pred] = preds.as_slice() else { return None };
         let term = pred.get_terminator()?;
         match term.get_opcode() {
             InstructionOpcode::Br if term.get_num_operands() == 3 => {
                 // A conditional branch's operands: the condition, the false successor, the true successor.
                 let (on_false, on_true) = (successors(*pred)[0], successors(*pred)[1]);
-                if on_false != on_true {
+                let other = if on_true == block { on_false } else { on_true };
+                if on_false != on_true && !always_reaches(other, block) {
                     collect_condition(site, term.operand(0), on_true == block, &mut out)?;
                 }
             }
@@ -362,6 +367,24 @@ fn launch_condition<'c>(site: &LaunchSite<'c>) -> Option<Vec<(IntValue<'c>, bool
         block = *pred;
     }
     Some(out)
+}
+
+/// Whether every path from `from` reaches `to` (or never ends): no block without successors (a return, an
+/// unreachable) is reached on a walk from `from` that stops at `to`.
+fn always_reaches(from: BasicBlock, to: BasicBlock) -> bool {
+    let mut work = vec![from];
+    let mut seen = HashSet::new();
+    while let Some(b) = work.pop() {
+        if b == to || !seen.insert(b) {
+            continue;
+        }
+        let next = successors(b);
+        if next.is_empty() {
+            return false;
+        }
+        work.extend(next);
+    }
+    true
 }
 
 fn collect_condition<'c>(site: &LaunchSite<'c>, cond: BasicValueEnum<'c>, leads: bool, out: &mut Vec<(IntValue<'c>, bool)>) -> Option<()> {
@@ -650,7 +673,7 @@ fn plan_overlap<'c>(ctx: Ctx, site: &LaunchSite<'c>, candidate: &Candidate<'c>, 
     // changes and the link before knows only at its end.
     let late: Vec<bool> = (0..n).map(|i| if pool { !candidate.passed_on[i] && !early[i] } else { !candidate.available[i] }).collect();
     let Some(condition) = launch_condition(site) else {
-        return Err("the launch condition depends on the kernel's work: a link launched speculatively must not run its prologue early (it could read past the end of its input)".into());
+        return Err("the launch condition is not known at entry: a link launched speculatively must not run its prologue early (it could read past the end of its input)".into());
     };
     if pool {
         let known = |k: u32| !late.get(k as usize).copied().unwrap_or(true);
