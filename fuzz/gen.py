@@ -745,6 +745,11 @@ def finish_case(case):
 # From this seed on, one case in six is a chain of one-block links (ChainCase): the shape kernel launch
 # promotion takes. Earlier seeds generate what they always did, so their case ids stay reproducible.
 CHAIN_SEEDS = 400
+# From this seed on, a chain may also read its input to the exact end of the input's allocation (the last one
+# the program makes, so that a read past it is one compute-sanitizer reports) and may end its last link with an
+# early return above a join (a launch condition its test alone does not give: a link must not run its prologue
+# for a successor that the chain as written never launches).
+CHAIN_SHAPES_SEEDS = 2800
 
 
 class ChainCase:
@@ -770,6 +775,17 @@ class ChainCase:
         self.restrict = not rng.chance(0.25)
         self.mark = rng.chance(0.25)
         self.speculative = rng.chance(0.25)
+        self.exact = self.early_end = False
+        if seed >= CHAIN_SHAPES_SEEDS:
+            self.exact = rng.chance(0.5)
+            self.early_end = rng.chance(0.5)
+            if self.exact:
+                # The input holds IN ints: a short chain that reads the last n of them.
+                while self.n > IN and self.links > 1:
+                    self.links -= 1
+                    self.n = self.chunk * (self.links - 1) + 1 + rng.below(self.chunk)
+                if self.n > IN:
+                    self.n = IN
         self.launch_bound = self.links
 
     def emit(self):
@@ -779,13 +795,29 @@ class ChainCase:
         # The speculative condition reads the work's result; it holds for every link but the last (the total is
         # never negative), so the chain's length is the same either way.
         cond = "end < n && total >= 0" if c.speculative else "end < n"
+        in_index = "FZ_IN - n + i" if c.exact else "i % FZ_IN"
+        # Exact: every thread also reads the chunk's first element without a test of its own, safe only
+        # because no link is launched for a chunk past the end.
+        head = "  local += in[FZ_IN - n + first] & 1;\n" if c.exact else ""
+        # The last link returns here; the others take one of two paths that join before the launch (their
+        # shapes differ, so that the compiler keeps the join).
+        early_end = ("  if (end >= n) {\n"
+                     "    fz_put(out, fz_mix((unsigned long long)local ^ 0x5bd1e995ull));\n"
+                     "    return;\n"
+                     "  }\n"
+                     "  if (local & 1) {\n"
+                     "    fz_put(out, fz_mix((unsigned long long)local + 1));\n"
+                     "  } else {\n"
+                     "    for (int k = 0; k < 2; ++k) fz_put(out, fz_mix((unsigned long long)local * 3 + k));\n"
+                     "  }\n") if c.early_end else ""
         return ("namespace %(ns)s {\n"
                 "constexpr unsigned long long WORDS = FZ_LOG + 1;\n"
                 "__global__ void chain(const int *%(restrict)sin, unsigned long long *out, int n, int chunk, int first, %(carry)s carried) {\n"
                 "  __shared__ long long part[%(block)d];\n"
                 "  const int end = min(n, first + chunk);\n"
                 "  long long local = 0;\n"
-                "  for (int i = first + (int)threadIdx.x; i < end; i += %(block)d) local += in[i %% FZ_IN] + 1;\n"
+                "  for (int i = first + (int)threadIdx.x; i < end; i += %(block)d) local += in[%(in_index)s] + 1;\n"
+                "%(head)s"
                 "  part[threadIdx.x] = local;\n"
                 "  __syncthreads();\n"
                 "  for (int s = %(block)d / 2; s > 0; s /= 2) {\n"
@@ -795,6 +827,7 @@ class ChainCase:
                 "  const long long total = part[0];\n"
                 "%(mark)s"
                 "  fz_put(out, fz_mix(fz_f64((double)carried) ^ (unsigned long long)(first + (int)threadIdx.x) ^ (unsigned long long)local << 20));\n"
+                "%(early_end)s"
                 "  if (threadIdx.x == 0) {\n"
                 "    atomicAdd(&out[FZ_GRIDS], 1ull);\n"
                 "    if (%(cond)s)\n"
@@ -808,7 +841,7 @@ class ChainCase:
                 "  fz_finish(x, \"%(seed)d-%(index)d\", WORDS, 0);\n"
                 "}\n"
                 "}  // namespace %(ns)s\n") % dict(ns=c.ns, restrict=restrict, carry=c.carry, block=c.block, mark=mark,
-                                                   cond=cond, stream=c.stream, n=c.n, chunk=c.chunk, seed=c.seed,
+                                                   cond=cond, stream=c.stream, n=c.n, chunk=c.chunk, seed=c.seed, in_index=in_index, head=head, early_end=early_end,
                                                    index=c.index, in_seed=mix64(c.seed * 1000003 + c.index) % 1000000)
 
 
