@@ -58,9 +58,10 @@ bench-bins: build
 # Random CDP programs (fuzz/gen.py): N programs of CASES cases each, from seeds SEED..SEED+N-1,
 # built in every mode into .gpu/fuzz/<mode>/ with klap's remarks beside them (JOBS compiles at
 # once); prints the share of launch sites each mode aggregated. On a GPU: scripts/gpu-fuzz.sh.
-# KLAP_PLUGIN=<libklap.so> builds with that plugin instead of building this one.
+# KLAP_PLUGIN=<libklap.so> builds with that plugin instead of building this one. Promotion alone:
+# MODES="none promote-all promote-overlap auto" FUZZ_CHAINS_ONLY=1 (each seed's chain cases only).
 fuzz-bins: $(if $(KLAP_PLUGIN),,build)
-	MODES="$(MODES)" KLAP_PLUGIN="$(or $(KLAP_PLUGIN),$(CURDIR)/target/release/libklap.so)" \
+	MODES="$(MODES)" KLAP_PLUGIN="$(or $(KLAP_PLUGIN),$(CURDIR)/target/release/libklap.so)" FUZZ_CHAINS_ONLY="$(FUZZ_CHAINS_ONLY)" \
 	  fuzz/build.sh .gpu/fuzz $(or $(N),10) $(or $(CASES),100) $(or $(SEED),1)
 
 clean:

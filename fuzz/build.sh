@@ -3,7 +3,8 @@
 # SEED+BINARIES-1) into OUTROOT/src/, and builds each in every mode into OUTROOT/<mode>/fuzz_<seed>,
 # klap's remarks beside it (fuzz_<seed>.remarks); then prints the share of launch sites each mode
 # aggregated (fuzz/remarks.py). A mode is the plugin at that granularity (`none`: normalize only),
-# or `nvcc`: the program built by nvcc, a second reference that owes nothing to clang or klap.
+# `promote-FORM`: granularity none with launch promotion in that form (basic, aggregate, overlap, all,
+# loop), or `nvcc`: the program built by nvcc, a second reference that owes nothing to clang or klap.
 # A build that fails is reported at the end (a crash of the pass is a finding too) and the others go on.
 # A binary newer than its source, the plugin and the build settings is kept. The binaries are
 # stripped and packed into OUTROOT.tar.xz for the trip to the GPU machine (a 100-case program is
@@ -12,7 +13,8 @@
 # Environment: KLAP_PLUGIN (default <repo>/target/release/libklap.so), MODES (default
 # "none warp block grid"), JOBS (compiles at once, default 1), KLAP_CLANG (default clang++-22),
 # KLAP_CUDA_PATH (default <repo>/.toolchain/cuda), KLAP_ARCH (default sm_90), FUZZ_CFLAGS (more clang
-# flags for every build, e.g. -O0 or "-mllvm -klap-trace").
+# flags for every build, e.g. -O0 or "-mllvm -klap-trace"), FUZZ_CHAINS_ONLY=1 (each program only its
+# seed's chain cases: `gen.py --chains-only`; a seed without one gets no program).
 set -euo pipefail
 
 if [ $# -ne 4 ]; then
@@ -44,7 +46,15 @@ packed=()
 for ((b = 0; b < binaries; b++)); do
   s=$((seed + b))
   src="$out/src/fuzz_$s.cu"
-  python3 "$here/gen.py" --seed "$s" --cases "$cases" -o "$src.new"
+  if [ -n "${FUZZ_CHAINS_ONLY:-}" ]; then
+    python3 "$here/gen.py" --seed "$s" --cases "$cases" --chains-only -o "$src.new" 2>/dev/null || {
+      echo "seed $s: no chain case among its $cases cases" >&2
+      rm -f "$src.new"
+      continue
+    }
+  else
+    python3 "$here/gen.py" --seed "$s" --cases "$cases" -o "$src.new"
+  fi
   # Rewritten only when it changed, so that its binaries can be kept.
   if cmp -s "$src.new" "$src"; then rm "$src.new"; else mv "$src.new" "$src"; fi
   for m in $modes; do
@@ -70,9 +80,13 @@ build_one() {
     strip "$bin"
     return 0
   fi
+  local klap_mode=(-mllvm -klap-granularity="$mode")
+  case "$mode" in
+    promote-*) klap_mode=(-mllvm -klap-granularity=none -mllvm -klap-promote="${mode#promote-}") ;;
+  esac
   # The flags of scripts/klap-flags (through the wrapper), the plugin named by KLAP_PLUGIN.
   if ! KLAP_PLUGIN="$KLAP_PLUGIN" "$root/scripts/klap-clang++" -O2 -fverify-intermediate-code \
-      -mllvm -klap-granularity="$mode" -Rpass=klap -Rpass-missed=klap -Rpass-analysis=klap $FUZZ_CFLAGS \
+      "${klap_mode[@]}" -Rpass=klap -Rpass-missed=klap -Rpass-analysis=klap $FUZZ_CFLAGS \
       "$src" -o "$bin" 2> "$bin.remarks"; then
     echo "FAILED $mode $src (see $bin.remarks)"
     return 0

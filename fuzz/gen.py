@@ -1306,13 +1306,21 @@ static bool fz_wanted(int argc, char **argv, int i) {
   return false;
 }
 
-// Usage: prog [I | I-J ...]   (the cases to run; all when none is given)
+// Usage: prog [I | I-J ...]   (the cases to run; all when none is given); prog --count (one past the last
+// case's index); prog --present (the indices of the cases it holds, one a line: a program generated with
+// some cases only keeps each case's index).
 // FUZZ_CASE_TIMEOUT: seconds a case may take before the program reports it as hung (default 20).
 int main(int argc, char **argv) {
   static void (*const cases[])(FzCtx &) = {%(cases)s};
+  static const int present[] = {%(present)s};
   const int count = (int)(sizeof cases / sizeof cases[0]);
   if (argc == 2 && std::strcmp(argv[1], "--count") == 0) {
     std::printf("%%d\n", count);
+    return 0;
+  }
+  if (argc == 2 && std::strcmp(argv[1], "--present") == 0) {
+    for (int k = 0; k < (int)(sizeof present / sizeof present[0]); ++k)
+      std::printf("%%d\n", present[k]);
     return 0;
   }
   FzCtx x;
@@ -1360,7 +1368,7 @@ def emit_program(seed, indices, out):
         table.append("%s::run" % by_index[i].ns if i in by_index else "fz_skip")
     if len(cases) != max(indices) + 1:
         text.append("static void fz_skip(FzCtx &) {}\n")
-    text.append(MAIN % {"cases": ", ".join(table), "words": most})
+    text.append(MAIN % {"cases": ", ".join(table), "present": ", ".join(str(c.index) for c in cases), "words": most})
     out.write("".join(text))
     return cases
 
@@ -1372,8 +1380,14 @@ def main():
     ap.add_argument("--case", type=int, action="append", help="only this case (repeatable)")
     ap.add_argument("-o", "--output", help="output file (default stdout)")
     ap.add_argument("--stats", action="store_true", help="print each case's launch bound to stderr")
+    ap.add_argument("--chains-only", action="store_true",
+                    help="only the cases that are chains of one-block links (ChainCase; each keeps its index)")
     args = ap.parse_args()
     indices = sorted(set(args.case)) if args.case else list(range(args.cases))
+    if args.chains_only:
+        indices = [i for i in indices if isinstance(make_case(args.seed, i), ChainCase)]
+        if not indices:
+            ap.error("seed %d has no chain case among the cases asked for" % args.seed)
     if args.output:
         with open(args.output, "w") as f:
             cases = emit_program(args.seed, indices, f)

@@ -36,16 +36,22 @@ def ranges(indices):
     return out
 
 
-def case_count(binary):
+def case_indices(binary):
+    """The indices of the cases a program holds (`--present`; a program generated with some cases only,
+    `gen.py --chains-only` or `--case`, keeps each case's index), or 0 to `--count` for a program older
+    than `--present`."""
+    p = subprocess.run([binary, "--present"], capture_output=True, text=True, timeout=60)
+    if p.returncode == 0 and p.stdout.strip():
+        return [int(v) for v in p.stdout.split()]
     p = subprocess.run([binary, "--count"], capture_output=True, text=True, timeout=60)
-    return int(p.stdout.strip())
+    return list(range(int(p.stdout.strip())))
 
 
-def run_program(binary, count, timeout, case_timeout, log, prefix=()):
-    """{case index: result text} for every case: the program's line after the case id, or HANG,
-    TIMEOUT, CRASH rc=N, NOT-RUN."""
+def run_program(binary, indices, timeout, case_timeout, log, prefix=()):
+    """{case index: result text} for every case of `indices`: the program's line after the case id, or
+    HANG, TIMEOUT, CRASH rc=N, NOT-RUN."""
     results = {}
-    remaining = list(range(count))
+    remaining = list(indices)
     env = dict(os.environ, FUZZ_CASE_TIMEOUT=str(case_timeout))
     while remaining:
         cmd = list(prefix) + [binary] + ranges(remaining)
@@ -202,32 +208,32 @@ def main():
 
     # results[mode][program] = list (one per repeat) of {case: text}
     results = {m: {} for m in modes}
-    counts = {}
+    indices = {}  # program -> the indices of its cases
     with open(os.path.join(out, "fuzz-runs.log"), "w") as log:
         for prog in programs:
-            counts[prog] = case_count(os.path.join(refdir, prog))
+            indices[prog] = case_indices(os.path.join(refdir, prog))
             for mode in modes:
                 path = os.path.join(args.root, mode, prog)
                 runs = []
                 start = time.time()
                 for _ in range(args.repeat):
                     if not os.path.exists(path):
-                        runs.append({i: "MISSING" for i in range(counts[prog])})
+                        runs.append({i: "MISSING" for i in indices[prog]})
                         continue
-                    runs.append(run_program(path, counts[prog], args.timeout, args.case_timeout, log))
+                    runs.append(run_program(path, indices[prog], args.timeout, args.case_timeout, log))
                 results[mode][prog] = runs
-                bad = sum(1 for i in range(counts[prog]) if not is_checksum(runs[0].get(i, "")))
-                print("%-6s %-16s %d cases, %.1f s%s" % (mode, prog, counts[prog], time.time() - start,
+                bad = sum(1 for i in indices[prog] if not is_checksum(runs[0].get(i, "")))
+                print("%-6s %-16s %d cases, %.1f s%s" % (mode, prog, len(indices[prog]), time.time() - start,
                                                          ", %d without a checksum" % bad if bad else ""),
                       flush=True)
 
-    total = sum(counts.values())
+    total = sum(len(v) for v in indices.values())
     same = {m: 0 for m in modes[1:]}
     findings = []      # (case id, {mode: text}) where some mode disagrees with the reference
     ref_broken = []    # cases the reference itself did not finish, or finished differently across runs
     for prog in programs:
         seed = prog.split("_")[-1]
-        for i in range(counts[prog]):
+        for i in indices[prog]:
             cid = "%s-%d" % (seed, i)
             ref_texts = {run.get(i, "NOT-RUN") for run in results[ref][prog]}
             want = results[ref][prog][0].get(i, "NOT-RUN")
@@ -289,9 +295,9 @@ def main():
         mdir = os.path.join(out, "memcheck")
         os.makedirs(mdir, exist_ok=True)
         for prog in programs:
-            n = counts[prog]
-            step = max(1, n // args.memcheck)
-            sample = list(range(0, n, step))[:args.memcheck]
+            held = indices[prog]
+            step = max(1, len(held) // args.memcheck)
+            sample = held[::step][:args.memcheck]
             for mode in modes:
                 path = os.path.join(args.root, mode, prog)
                 cmd = [sanitizer, "--tool", "memcheck", "--error-exitcode", "99", path] + [str(i) for i in sample]

@@ -69,13 +69,13 @@ def main():
         return 2
     root = sys.argv[1]
     modes = sys.argv[2:] or ["none", "warp", "block", "grid"]
-    print("%-6s %6s %11s %6s  %s" % ("mode", "sites", "aggregated", "share", "left as written (by remark), and notes"))
+    print("%-15s %6s %11s %6s  %s" % ("mode", "sites", "aggregated", "share", "left as written (by remark), and notes"))
     by_tag = {}  # tag -> mode -> [aggregated, sites]
     shown = []
     for mode in modes:
         sites = sites_of(os.path.join(root, mode))
         if not sites:
-            print("%-6s (no klap remarks)" % mode)
+            print("%-15s (no klap remarks)" % mode)
             continue
         aggregated = sum(1 for ids in sites.values() if AGGREGATED in ids)
         serialized = sum(1 for ids in sites.values() if SERIALIZED in ids and AGGREGATED not in ids)
@@ -97,7 +97,7 @@ def main():
             detail += "; aggregated elsewhere than asked: " + ", ".join(
                 "%s %d" % kv for kv in sorted(notes.items()))
         share = 100.0 * aggregated / len(sites) if sites else 0.0
-        print("%-6s %6d %11d %5.1f%%  %s" % (mode, len(sites), aggregated, share, detail))
+        print("%-15s %6d %11d %5.1f%%  %s" % (mode, len(sites), aggregated, share, detail))
         if aggregated or serialized:
             shown.append(mode)
             for site, ids in sites.items():
