@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What klap did with the launch sites of the fuzz programs: reads the remarks fuzz/build.sh kept
 (OUTROOT/<mode>/*.remarks, from -Rpass=klap -Rpass-missed=klap -Rpass-analysis=klap) and prints, per
-mode, how many sites were aggregated and why the others were left as written (docs/remarks.md).
+mode, how many sites were aggregated and why the others were left as written (docs/remarks.md), and
+how many launch promotion took (and whether with overlap).
 
 A site is a source location (file:line:column) with any klap launch remark; a site the optimizer
 copied (an unrolled loop) counts once, as aggregated if any copy was. Then, from the `// site:` tags
@@ -23,6 +24,10 @@ LEFT = {"KLAP101", "KLAP102", "KLAP103", "KLAP104", "KLAP105", "KLAP106", "KLAP1
         "KLAP109", "KLAP201", "KLAP202", "KLAP203", "KLAP205", "KLAP206", "KLAP208", "KLAP211",
         "KLAP212", "KLAP301", "KLAP302", "KLAP303", "KLAP304"}
 AGGREGATED, SERIALIZED = "KLAP200", "KLAP300"
+# Launch promotion (docs/promotion.md): promoted (basic, with aggregation, into a loop), and whether a promoted
+# link's prologue overlaps the link before.
+PROMOTED = ("KLAP400", "KLAP412", "KLAP418")
+OVERLAP, NO_OVERLAP = "KLAP415", "KLAP416"
 
 
 def sites_of(folder):
@@ -105,6 +110,17 @@ def main():
                     cell = by_tag.setdefault(tag, {}).setdefault(mode, [0, 0])
                     cell[0] += AGGREGATED in ids or SERIALIZED in ids
                     cell[1] += 1
+    promotion = []
+    for mode in modes:
+        ids = Counter(i for site_ids in sites_of(os.path.join(root, mode)).values() for i in site_ids)
+        if any(ids[i] for i in PROMOTED + (OVERLAP, NO_OVERLAP)):
+            promotion.append("%-15s promoted %s; overlap %d, not %d" % (
+                mode, ", ".join("%s %d" % (i, ids[i]) for i in PROMOTED), ids[OVERLAP], ids[NO_OVERLAP]))
+    if promotion:
+        print()
+        print("launch promotion (sites with the remark):")
+        for line in promotion:
+            print("  " + line)
     if by_tag and shown:
         print()
         print("aggregated (or serialized) / sites, by kind of site:")
