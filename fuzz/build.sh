@@ -43,18 +43,17 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "$settings" ]; then
 fi
 jobs=()
 packed=()
+programs=0
 for ((b = 0; b < binaries; b++)); do
   s=$((seed + b))
   src="$out/src/fuzz_$s.cu"
-  if [ -n "${FUZZ_CHAINS_ONLY:-}" ]; then
-    python3 "$here/gen.py" --seed "$s" --cases "$cases" --chains-only -o "$src.new" 2>/dev/null || {
-      echo "seed $s: no chain case among its $cases cases" >&2
-      rm -f "$src.new"
-      continue
-    }
-  else
-    python3 "$here/gen.py" --seed "$s" --cases "$cases" -o "$src.new"
-  fi
+  # Exit status 3: --chains-only found no chain case (gen.py's NO_CHAIN_CASE); any other failure stops.
+  python3 "$here/gen.py" --seed "$s" --cases "$cases" ${FUZZ_CHAINS_ONLY:+--chains-only} -o "$src.new" || {
+    rc=$?
+    [ "$rc" -eq 3 ] || exit "$rc"
+    continue
+  }
+  programs=$((programs + 1))
   # Rewritten only when it changed, so that its binaries can be kept.
   if cmp -s "$src.new" "$src"; then rm "$src.new"; else mv "$src.new" "$src"; fi
   for m in $modes; do
@@ -102,7 +101,7 @@ for p in "${packed[@]}"; do
   [ -f "$out/$p" ] && present+=("$p")
 done
 tar -C "$out" -cf - "${present[@]}" | xz -6 -T"${JOBS:-1}" > "$out.tar.xz"
-echo "built $binaries programs of $cases cases in modes: $modes, into $out (packed: $out.tar.xz," \
+echo "built $programs programs of $cases cases in modes: $modes, into $out (packed: $out.tar.xz," \
   "$(du -k "$out.tar.xz" | cut -f1) KiB)" >&2
 if [ -n "$failed" ]; then
   echo "$failed" >&2

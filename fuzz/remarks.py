@@ -77,6 +77,7 @@ def main():
     print("%-15s %6s %11s %6s  %s" % ("mode", "sites", "aggregated", "share", "left as written (by remark), and notes"))
     by_tag = {}  # tag -> mode -> [aggregated, sites]
     shown = []
+    promotion = []  # a line per mode where launch promotion took sites
     for mode in modes:
         sites = sites_of(os.path.join(root, mode))
         if not sites:
@@ -101,6 +102,10 @@ def main():
         if notes:
             detail += "; aggregated elsewhere than asked: " + ", ".join(
                 "%s %d" % kv for kv in sorted(notes.items()))
+        ids_here = Counter(i for site_ids in sites.values() for i in site_ids)
+        if any(ids_here[i] for i in PROMOTED + (OVERLAP, NO_OVERLAP)):
+            promotion.append("%-15s promoted %s; overlap %d, not %d" % (
+                mode, ", ".join("%s %d" % (i, ids_here[i]) for i in PROMOTED), ids_here[OVERLAP], ids_here[NO_OVERLAP]))
         share = 100.0 * aggregated / len(sites) if sites else 0.0
         print("%-15s %6d %11d %5.1f%%  %s" % (mode, len(sites), aggregated, share, detail))
         if aggregated or serialized:
@@ -110,12 +115,6 @@ def main():
                     cell = by_tag.setdefault(tag, {}).setdefault(mode, [0, 0])
                     cell[0] += AGGREGATED in ids or SERIALIZED in ids
                     cell[1] += 1
-    promotion = []
-    for mode in modes:
-        ids = Counter(i for site_ids in sites_of(os.path.join(root, mode)).values() for i in site_ids)
-        if any(ids[i] for i in PROMOTED + (OVERLAP, NO_OVERLAP)):
-            promotion.append("%-15s promoted %s; overlap %d, not %d" % (
-                mode, ", ".join("%s %d" % (i, ids[i]) for i in PROMOTED), ids[OVERLAP], ids[NO_OVERLAP]))
     if promotion:
         print()
         print("launch promotion (sites with the remark):")
