@@ -254,6 +254,8 @@ pub fn run_pipeline(ctx: Ctx, model: &LaunchModel<'static>, options: &Options, d
     // Grid reuse's markers that aggregation did not make loops (it was disabled).
     grid_reuse::erase_markers(&module);
     if changed {
+        // Before the runtime and the variants are inlined (the shim's inliner runs after this pass).
+        module.locate_calls();
         link_declared_runtime(&module)?;
         registers::cap(&module, ctx, options);
     }
