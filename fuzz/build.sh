@@ -4,7 +4,9 @@
 # klap's remarks beside it (fuzz_<seed>.remarks); then prints the share of launch sites each mode
 # aggregated (fuzz/remarks.py). A mode is the plugin at that granularity (`none`: normalize only),
 # `promote-FORM`: granularity none with launch promotion in that form (basic, aggregate, overlap, all,
-# loop), or `nvcc`: the program built by nvcc, a second reference that owes nothing to clang or klap.
+# loop), GRANULARITY-gr: grid or auto with grid reuse taking whole child grids (Free Launch's T2),
+# GRANULARITY-grN: taking N blocks of one at a time (T1), or `nvcc`: the program built by nvcc, a second
+# reference that owes nothing to clang or klap.
 # A build that fails is reported at the end (a crash of the pass is a finding too) and the others go on.
 # A binary newer than its source, the plugin and the build settings is kept. The binaries are
 # stripped and packed into OUTROOT.tar.xz for the trip to the GPU machine (a 100-case program is
@@ -82,6 +84,8 @@ build_one() {
   local klap_mode=(-mllvm -klap-granularity="$mode")
   case "$mode" in
     promote-*) klap_mode=(-mllvm -klap-granularity=none -mllvm -klap-promote="${mode#promote-}") ;;
+    *-gr) klap_mode=(-mllvm -klap-granularity="${mode%-gr}" -mllvm -klap-grid-reuse) ;;
+    *-gr[0-9]*) klap_mode=(-mllvm -klap-granularity="${mode%-gr*}" -mllvm -klap-grid-reuse-blocks="${mode##*-gr}") ;;
   esac
   # The flags of scripts/klap-flags (through the wrapper), the plugin named by KLAP_PLUGIN.
   if ! KLAP_PLUGIN="$KLAP_PLUGIN" "$root/scripts/klap-clang++" -O2 -fverify-intermediate-code \

@@ -170,10 +170,11 @@ struct Chunk {
   Scope scope;
   u32 arrivals;      // a warp chunk's lanes that have not yet written their record or launched
   ChildKernel deferred; // what a chunk left to its grid's waiter is launched as
-  // Grid reuse (reuse.cu): records [0, taken) were run by parent blocks; the aggregated launch serves the
-  // rest, from aggregated block first_block on. `epoch`: what a record's ready flag holds once written,
-  // unique to this use of the chunk's memory (0: the records have no flags).
-  u32 taken;
+  // Grid reuse (reuse.cu): what parent blocks ran, as the next record to take << 32 | its next block:
+  // the records before it whole, and its blocks before that one. The aggregated launch serves the rest,
+  // from aggregated block first_block on. `epoch`: what a record's ready flag holds once written, unique
+  // to this use of the chunk's memory (0: the records have no flags).
+  u64 taken;
   u32 first_block;
   u64 epoch;
 };

@@ -80,9 +80,11 @@ INLINE bool launch_chunk_now(Chunk *c, ChildKernel k, void *stream, bool patient
   u64 counter = load_relaxed(&c->counter);
   u32 records = (u32)(counter >> 32);
   u32 n = records < c->capacity ? records : c->capacity;
-  // Records parent blocks ran (grid reuse, reuse.cu): the launch is of those after them.
-  u32 taken = load_relaxed(&c->taken);
-  if (n <= taken + 1) {
+  // What parent blocks ran (grid reuse, reuse.cu): records [0, taken) whole and record taken's first
+  // `part` blocks. The launch is of the blocks after them.
+  u64 at = load_relaxed(&c->taken);
+  u32 taken = (u32)(at >> 32), part = (u32)at;
+  if (!part && n <= taken + 1) {
     if (taken)
       trace("klap: %u records run by parent blocks; %u launched as written\n", taken, n - taken);
     // Nothing to aggregate: the record, if any, is launched as it was written, and the chunk is
@@ -95,9 +97,10 @@ INLINE bool launch_chunk_now(Chunk *c, ChildKernel k, void *stream, bool patient
     chunk_free(c);
     return true;
   }
-  if (taken)
-    trace("klap: %u records run by parent blocks; the aggregated launch runs the other %u\n", taken, n - taken);
-  u32 first = taken ? c->end[taken - 1] : 0;
+  if (taken || part)
+    trace("klap: %u records and %u blocks of the next run by parent blocks; the aggregated launch runs the rest\n", taken,
+          part);
+  u32 first = (taken ? c->end[taken - 1] : 0) + part;
   u32 total = (records <= c->capacity ? (u32)counter : c->end[c->capacity - 1]) - first;
   Dim3 grid = {launch_blocks(total, c->max_threads, k), 1, 1}, block = {c->max_threads, 1, 1};
   c->first_block = first;
@@ -115,7 +118,10 @@ INLINE bool launch_chunk_now(Chunk *c, ChildKernel k, void *stream, bool patient
   if (!patient)
     return false;
   trace("klap: aggregated launch of %u blocks failed; launching its %u records one by one\n", total, records);
-  for (u32 r = taken; r < n; ++r)
+  // A record whose first blocks parent blocks ran cannot be launched as written without running them again.
+  if (part)
+    error("klap: error: a device launch failed (record %u from block %u on): it is lost\n", taken, part);
+  for (u32 r = taken + (part != 0); r < n; ++r)
     if (!launch_record(c, r, k, stream, QUICK_RETRIES))
       error("klap: error: a device launch failed (record %u of %u): it is lost\n", r, n);
   chunk_free(c);

@@ -151,6 +151,12 @@ static cl::opt<bool> GridReuseOpt("klap-grid-reuse",
                                            "(Free Launch's T2; with -klap-granularity=grid or auto)"),
                                   cl::init(false));
 
+static cl::opt<unsigned> GridReuseBlocksOpt(
+    "klap-grid-reuse-blocks",
+    cl::desc("Under grid reuse, the child blocks a parent block takes at a time, of one child grid (Free Launch's T1; "
+             "implies -klap-grid-reuse); 0, the default, takes whole child grids (T2)"),
+    cl::init(0));
+
 // A bound on the shared memory the queue takes from every parent block (records of 32 bytes plus the
 // child's arguments), not a measured optimum.
 static constexpr unsigned DefaultBlockReuseQueue = 32;
@@ -312,8 +318,10 @@ struct KlapRustOptions {
   bool Spawn = false;
   uint64_t SpawnLaunchCycles = DefaultSpawnLaunchCycles;
   uint64_t SpawnMaxThreads = DefaultSpawnMaxThreads;
-  // Grid reuse: parent blocks that are done run child grids of their grid scope.
+  // Grid reuse: parent blocks that are done run child grids of their grid scope, or this many blocks of
+  // one at a time (0: whole grids).
   bool GridReuse = false;
+  uint32_t GridReuseBlocks = 0;
 };
 
 extern "C" {
@@ -492,7 +500,8 @@ KlapOptions optionsFromCommandLine() {
   parseHandOver(PromoteHandOverOpt, O.Rust);
   O.Rust.BlockReuse = BlockReuseOpt;
   O.Rust.BlockReuseQueue = BlockReuseQueueOpt;
-  O.Rust.GridReuse = GridReuseOpt;
+  O.Rust.GridReuse = GridReuseOpt || GridReuseBlocksOpt > 0;
+  O.Rust.GridReuseBlocks = GridReuseBlocksOpt;
   O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) |
                          (DisableSerializeOpt ? 4u : 0u) | (DisableMallocOpt ? 8u : 0u) |
                          (DisableBlockReuseOpt ? 16u : 0u) | (DisablePromoteOpt ? 32u : 0u) |
@@ -521,7 +530,7 @@ KlapOptions optionsFromCommandLine() {
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
 //      serialize-small-grid-threshold=N;warp-run-threshold=N;warp-run-grid-threads=N;max-registers=N;
-//      block-reuse|no-block-reuse;block-reuse-queue=N;grid-reuse|no-grid-reuse;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
+//      block-reuse|no-block-reuse;block-reuse-queue=N;grid-reuse|no-grid-reuse;grid-reuse-blocks=N;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
 //      promote-pool=N;coarsen=N;coarsen-sm-threads=N;spawn;spawn-launch-cycles=N;spawn-max-threads=N;
 //      no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
@@ -576,6 +585,13 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       O.Rust.BlockReuse = P == "block-reuse";
     } else if (P == "grid-reuse" || P == "no-grid-reuse") {
       O.Rust.GridReuse = P == "grid-reuse";
+    } else if (P.consume_front("grid-reuse-blocks=")) {
+      unsigned N;
+      if (P.getAsInteger(10, N))
+        return make_error<StringError>("klap: grid-reuse-blocks needs a number (0: whole child grids)",
+                                       inconvertibleErrorCode());
+      O.Rust.GridReuse = O.Rust.GridReuse || N > 0;
+      O.Rust.GridReuseBlocks = N;
     } else if (P.consume_front("block-reuse-queue=")) {
       unsigned N;
       if (P.getAsInteger(10, N) || N == 0)

@@ -1584,8 +1584,9 @@ pub struct RecordArgs<'c> {
     pub uniform_args: Option<(BasicValueEnum<'c>, Vec<bool>)>,
 }
 
-/// Every block of one child grid run by the calling block's threads (block reuse, grid reuse), one child
-/// block at a time, through `variant`, the child's block variant: the first `c` threads (`c` the child
+/// Every block of one child grid run by the calling block's threads (block reuse, grid reuse), or where
+/// `taken` is given, its (first, count) blocks in linear order (i32), one child block at a time, through
+/// `variant`, the child's block variant: the first `c` threads (`c` the child
 /// block's threads) each play the child thread of their linear index `me`, then all meet at barrier 0,
 /// since the next child block uses the same shared memory and the threads that play no child thread must
 /// not run ahead. Ends the builder's block with a branch into the loop, which goes on to `done`.
@@ -1598,6 +1599,7 @@ pub fn run_child_grid<'c>(
     record: &RecordArgs<'c>,
     grid: [IntValue<'c>; 3],
     block: [IntValue<'c>; 3],
+    taken: Option<(IntValue<'c>, IntValue<'c>)>,
     me: IntValue<'c>,
     parent_threads: IntValue<'c>,
     done: crate::llvm::BasicBlock<'c>,
@@ -1610,7 +1612,13 @@ pub fn run_child_grid<'c>(
     // 0: the child block is the whole parent block (child_barrier's barrier for all threads).
     let whole = b.build_int_compare(IntPredicate::EQ, child_threads, parent_threads, "").unwrap();
     let barrier_threads = b.build_select(whole, i32t.const_zero(), child_threads, "").unwrap().into_int_value();
-    let blocks = product3(b, grid.map(|d| b.build_int_z_extend(d, i64t, "").unwrap()));
+    let (first, end) = match taken {
+        Some((first, count)) => {
+            let first = b.build_int_z_extend(first, i64t, "").unwrap();
+            (first, b.build_int_nuw_add(first, b.build_int_z_extend(count, i64t, "").unwrap(), "").unwrap())
+        }
+        None => (i64t.const_zero(), product3(b, grid.map(|d| b.build_int_z_extend(d, i64t, "").unwrap()))),
+    };
     let plays = b.build_int_compare(IntPredicate::ULT, me, child_threads, "").unwrap();
     let thread = split_index(b, me, block);
     let mut params = Vec::new();
@@ -1633,7 +1641,7 @@ pub fn run_child_grid<'c>(
     let after = cx.append_basic_block(f, "klap.reuse.block.done");
     b.build_unconditional_branch(head).unwrap();
 
-    let (blk, blk_value) = b.count_below(head, blocks, "child.block", one, done);
+    let (blk, blk_value) = b.count_below(head, end, "child.block", one, done);
 
     b.position_at_end(one);
     b.build_conditional_branch(plays, call, after).unwrap();
@@ -1651,7 +1659,7 @@ pub fn run_child_grid<'c>(
     b.call(barrier, &[i32t.const_zero().into()]);
     let blk_next = b.build_int_add(blk_value, i64t.const_int(1, false), "").unwrap();
     b.build_unconditional_branch(head).unwrap();
-    blk.add_incoming(&[(&i64t.const_zero(), pred), (&blk_next, after)]);
+    blk.add_incoming(&[(&first, pred), (&blk_next, after)]);
 }
 
 /// The function attribute of the functions [`barrier_function`] makes.

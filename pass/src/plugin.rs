@@ -140,6 +140,7 @@ pub struct RawOptions {
     spawn_launch_cycles: u64,
     spawn_max_threads: u64,
     grid_reuse: bool,
+    grid_reuse_blocks: u32,
 }
 
 impl RawOptions {
@@ -187,6 +188,7 @@ impl RawOptions {
             block_reuse_queue: self.block_reuse_queue as u64,
             // Asked for alone (`-klap-grid-reuse`): not part of `auto` until measured faster.
             grid_reuse: self.grid_reuse && self.granularity >= 3,
+            grid_reuse_blocks: self.grid_reuse_blocks,
             promote: match self.promote {
                 // Not under `auto`: basic promotion was correct on every size of the six chain benchmarks
                 // but 4% to 34% slower than the chain as written (H100, 2026-11-24, BENCHMARKS.md).

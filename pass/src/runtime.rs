@@ -210,7 +210,7 @@ const ENTRIES: &[(RuntimeFn, &str, Ty, &[Ty])] = &[
     // Grid reuse (runtime/reuse.cu): records' ready flags, parent blocks taking child grids.
     (RuntimeFn::RecordReady, "__klap_record_ready", Void, &[Ptr, I32]),
     (RuntimeFn::GridAtEnd, "__klap_grid_at_end", Void, &[Ptr, I32]),
-    (RuntimeFn::GridTake, "__klap_grid_take", Ptr, &[Ptr, I32, I32]),
+    (RuntimeFn::GridTake, "__klap_grid_take", Ptr, &[Ptr, I32, I32, I32]),
     (RuntimeFn::TakenDim, "__klap_taken_dim", I32, &[I32]),
     (RuntimeFn::TakenUniformArgs, "__klap_taken_uniform_args", Ptr, &[]),
     (RuntimeFn::ScopeExit, "__klap_scope_exit", I1, &[Ptr, I64]),

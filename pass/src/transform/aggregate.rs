@@ -539,7 +539,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             let lone = own.peek().is_some() && own.all(|s| s.lone);
             let scope = parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares, lone, per_block_when);
             // Blocks take child grids only from the grid table's scopes (runtime/reuse.cu): of a kernel launched as written.
-            let takes_from = (granularity == Granularity::Grid && in_variant.is_none()).then_some(scope);
+            let takes_from = (granularity == Granularity::Grid && in_variant.is_none()).then_some(scope).map(|s| (s, options.grid_reuse_blocks));
             parent.grid_reuse(ctx, caller, &placed.scope, &placed.groups, takes_from, quiet);
         }
     }
@@ -957,17 +957,18 @@ impl<'c> Parent<'_, 'c> {
     }
 
     /// Grid reuse at `kernel`'s markers (block reuse left them at its one exit): each becomes the loop
-    /// that takes the records of the child's groups in `scope`, the kernel's grid scope where its blocks
-    /// may take from it, and runs their grids. Where there is none (an aggregated parent, another
+    /// that takes the records of the child's groups in `takes_from`'s scope, the kernel's grid scope where
+    /// its blocks may take from it, and runs their grids, or as many blocks of one at a time as its number
+    /// says (0: whole grids). Where there is none (an aggregated parent, another
     /// granularity), or the child has no group in it, the marker goes and the launches are aggregated alone.
-    fn grid_reuse(&self, ctx: Ctx, kernel: FunctionValue<'c>, sites: &[&LaunchSite<'c>], groups: &[(FunctionValue<'c>, Stream)], scope: Option<BasicValueEnum<'c>>, quiet: bool) {
+    fn grid_reuse(&self, ctx: Ctx, kernel: FunctionValue<'c>, sites: &[&LaunchSite<'c>], groups: &[(FunctionValue<'c>, Stream)], takes_from: Option<(BasicValueEnum<'c>, u32)>, quiet: bool) {
         let markers = grid_reuse::markers(kernel);
         let mut at_end = false;
         for m in &markers {
             let child_sites = sites.iter().filter(|s| s.child == m.child);
             let taken: Vec<usize> = (0..groups.len()).filter(|&g| groups[g].0 == m.child && matches!(groups[g].1, Stream::Null | Stream::FireAndForget)).collect();
-            match scope.filter(|_| !taken.is_empty()) {
-                Some(scope) => {
+            match takes_from.filter(|_| !taken.is_empty()) {
+                Some((scope, per_take)) => {
                     if !at_end {
                         // The block's threads have done their own work: blocks take grids while another has not.
                         self.call(&builder_before(self.module, m.call), RuntimeFn::GridAtEnd, &[scope, m.threads]);
@@ -975,17 +976,22 @@ impl<'c> Parent<'_, 'c> {
                     }
                     let uniform = &self.variants.get(m.child, VariantKind::Aggregated).expect("an aggregated child").uniform;
                     for &g in &taken {
-                        grid_reuse::insert_take_loop(self.module, self.runtime, m, scope, g as u32, uniform);
+                        grid_reuse::insert_take_loop(self.module, self.runtime, m, scope, g as u32, per_take, uniform);
                     }
+                    let what = match per_take {
+                        0 => "child grids".to_string(),
+                        1 => "child blocks, one at a time,".to_string(),
+                        n => format!("child blocks, up to {n} of a grid at a time,"),
+                    };
                     for site in child_sites.filter(|_| !quiet) {
                         Remark::GridReused.emit(
                             ctx,
                             site.launch,
                             &format!(
-                                "child grids of @{} run by the blocks of @{} that are done, with all their threads, in the order they \
-                                 were registered in the grid scope (a block takes a grid only where it has the grid's block of threads, or \
-                                 more in whole warps, and its dynamic shared memory); what is left when the grid's last thread exits is \
-                                 launched aggregated",
+                                "{what} of @{} run by the blocks of @{} that are done, with all their threads, in the order they \
+                                 were registered in the grid scope (a block takes a grid's blocks only where it has the grid's block of \
+                                 threads, or more in whole warps, and its dynamic shared memory); what is left when the grid's last \
+                                 thread exits is launched aggregated",
                                 m.child.name(),
                                 kernel.name()
                             ),

@@ -534,7 +534,7 @@ impl<'a, 'c> Parent<'a, 'c> {
                 let case = cx.append_basic_block(f, "klap.reuse.case");
                 cases.push((self.i32(tag_value as u64), case));
                 b.position_at_end(case);
-                run_child_grid(self.module, &b, *child, *variant, &args, grid, block, me, parent_threads, next);
+                run_child_grid(self.module, &b, *child, *variant, &args, grid, block, None, me, parent_threads, next);
             }
             b.position_at_end(record);
             b.build_switch(tag, next, &cases).unwrap();

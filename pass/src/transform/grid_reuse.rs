@@ -99,9 +99,10 @@ pub fn flagged_record_size(param_size: u64) -> u64 {
     (param_size + 8).div_ceil(16) * 16
 }
 
-/// Before `marker`: while group `group` of `scope` has a record this block can run, take it and run its
-/// grid (`uniform`: the child's parameters passed once per chunk, in its first record).
-pub fn insert_take_loop<'c>(module: &Module<'c>, runtime: &Runtime<'c>, marker: &Marker<'c>, scope: BasicValueEnum<'c>, group: u32, uniform: &[bool]) {
+/// Before `marker`: while group `group` of `scope` has child blocks this block can run, take them and run
+/// them: `per_take` blocks of a grid at a time, or the rest of the grid where it is 0 (`uniform`: the
+/// child's parameters passed once per chunk, in its first record).
+pub fn insert_take_loop<'c>(module: &Module<'c>, runtime: &Runtime<'c>, marker: &Marker<'c>, scope: BasicValueEnum<'c>, group: u32, per_take: u32, uniform: &[bool]) {
     let cx = module.get_context();
     let i32t = cx.i32_type();
     let before = marker.call.block();
@@ -116,7 +117,7 @@ pub fn insert_take_loop<'c>(module: &Module<'c>, runtime: &Runtime<'c>, marker: 
 
     b.position_at_end(take);
     let call = |b: &Builder<'c>, which: RuntimeFn, args: &[BasicValueEnum<'c>]| b.call_value(runtime.get(which), args);
-    let args = call(&b, RuntimeFn::GridTake, &[scope, i32t.const_int(group as u64, false).into(), marker.threads]);
+    let args = call(&b, RuntimeFn::GridTake, &[scope, i32t.const_int(group as u64, false).into(), marker.threads, i32t.const_int(per_take as u64, false).into()]);
     let none = b.build_is_null(args.into_pointer_value(), "").unwrap();
     b.build_conditional_branch(none, rest, run).unwrap();
 
@@ -124,10 +125,11 @@ pub fn insert_take_loop<'c>(module: &Module<'c>, runtime: &Runtime<'c>, marker: 
     let dim = |i: u64| call(&b, RuntimeFn::TakenDim, &[i32t.const_int(i, false).into()]).into_int_value();
     let grid = [dim(0), dim(1), dim(2)];
     let block = [dim(3), dim(4), dim(5)];
+    let taken = Some((dim(6), dim(7)));
     let uniform_args = uniform.contains(&true).then(|| (call(&b, RuntimeFn::TakenUniformArgs, &[]), uniform.to_vec()));
     let record = RecordArgs { args, uniform_args };
     let (thread, threads) = (marker.thread.into_int_value(), marker.threads.into_int_value());
-    run_child_grid(module, &b, marker.child, marker.variant, &record, grid, block, thread, threads, take);
+    run_child_grid(module, &b, marker.child, marker.variant, &record, grid, block, taken, thread, threads, take);
 }
 
 /// Removes every marker left (a kernel that got no grid scope, or aggregation did not run), and the

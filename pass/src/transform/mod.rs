@@ -75,6 +75,9 @@ pub struct Options {
     /// Whether parent blocks that are done run child grids registered in their grid scope
     /// (transform/grid_reuse.rs; at grid granularity and `auto` only).
     pub grid_reuse: bool,
+    /// Child blocks a parent block takes at a time under grid reuse (Free Launch's T1); 0: whole child
+    /// grids (T2).
+    pub grid_reuse_blocks: u32,
     /// Kernel launch promotion of one-block kernels that launch themselves (transform/promote/).
     pub promote: promote::Promotion,
     /// Links per pool at `promote=aggregate` (`-klap-promote-pool`).

@@ -7,6 +7,7 @@
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;grid-reuse>' -S %s -o %t.ll
 ; RUN: opt -passes=verify -disable-output %t.ll
 ; RUN: FileCheck %s < %t.ll
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;grid-reuse-blocks=1>' -S %s | opt -passes=verify -disable-output
 
 ; The child's code, inlined into the parent's loop, is in a child scope inlined at line 0 of the parent.
 ; CHECK-LABEL: define ptx_kernel void @parent(

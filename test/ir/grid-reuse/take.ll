@@ -55,7 +55,7 @@ define ptx_kernel void @child(ptr %out, i32 %v) {
 ; CHECK-NEXT: br label %klap.grid.reuse.take
 ; CHECK: call i1 @__klap_scope_exit(
 ; CHECK: klap.grid.reuse.take:
-; CHECK-NEXT: %[[ARGS:.*]] = call ptr @__klap_grid_take(ptr %[[SCOPE]], i32 0, i32 %[[THREADS]])
+; CHECK-NEXT: %[[ARGS:.*]] = call ptr @__klap_grid_take(ptr %[[SCOPE]], i32 0, i32 %[[THREADS]], i32 0)
 ; CHECK-NEXT: %[[NONE:.*]] = icmp eq ptr %[[ARGS]], null
 ; CHECK-NEXT: br i1 %[[NONE]], label %{{.*}}, label %klap.grid.reuse.run
 ; CHECK: klap.grid.reuse.run:
