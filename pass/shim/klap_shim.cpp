@@ -141,8 +141,8 @@ static cl::opt<unsigned> MaxRegistersOpt(
 
 static cl::opt<bool> BlockReuseOpt("klap-block-reuse",
                                    cl::desc("Run the child blocks a parent block launches with the parent block's "
-                                            "threads at its end instead of launching them (on with "
-                                            "-klap-granularity=auto for children whose threads need each other)"),
+                                            "threads at its end instead of launching them (opt-in at any granularity: "
+                                            "-klap-granularity=auto does not take it, docs/block-reuse.md)"),
                                    cl::init(false));
 
 static cl::opt<bool> GridReuseOpt("klap-grid-reuse",
