@@ -424,8 +424,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // Children whose grids parent blocks may run (grid reuse: block reuse left markers at their parents' ends).
     let reused = grid_reuse::marked_children(module);
     for &k in &children {
-        let wide = options.coarsen.one_warp_blocks && constant_over_launches(&model.sites, k, |s| s.block.constant_product()).is_none_or(|n| n > 32);
-        let asked = if wide { options.coarsen.off() } else { options.coarsen };
+        let wide = options.coarsen.passes_over(&model.sites, k);
+        let asked = options.coarsen.asked_for(&model.sites, k);
         let lookup = record_lookup(&model.sites, &eligible, k, &uniform);
         let coarsen = variants.aggregated(k, &uniform[&k], lookup, asked, reused.contains(&k)).coarsen;
         if options.coarsen.on() {

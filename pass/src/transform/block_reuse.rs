@@ -81,7 +81,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             }
             Ok(fact) => fact,
         };
-        let grid = options.grid_reuse && match grid_reuse::unfit(site, model, &calls) {
+        let grid = options.grid_reuse && match grid_reuse::unfit(site, model, &calls, options.coarsen, &variants) {
             Some(why) => {
                 Remark::GridReuseUnfit.emit(ctx, site.launch, &why);
                 false

@@ -18,7 +18,7 @@
 //! registering thread that has taken its record and is writing it.
 
 use crate::callgraph::CallGraph;
-use crate::child::{run_child_grid, RecordArgs};
+use crate::child::{run_child_grid, ChildVariants, Coarsening, RecordArgs};
 use crate::llvm::{AddressSpace, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionValue, InstructionExt, InstructionValue, Module, ModuleExt, ValueExt};
 use crate::runtime::{Runtime, RuntimeFn};
 use crate::site::{LaunchModel, LaunchSite};
@@ -29,13 +29,24 @@ use crate::site::{LaunchModel, LaunchSite};
 pub const MARKER: &str = "klap.grid.reuse";
 
 /// Why parent blocks may not run the grids of the launch at `site`, beyond block reuse's own checks.
-pub fn unfit<'c>(site: &LaunchSite<'c>, model: &LaunchModel<'c>, calls: &CallGraph<'c>) -> Option<String> {
+/// A child that aggregation coarsens (`coarsen`, as `variants` can build it) is left to coarsening: an
+/// aggregated child whose blocks parents may have taken is not coarsened, and under `auto` bfs's one-warp
+/// children ran 1.6x slower taken one block at a time than coarsened (H200, twenty-eighth session).
+pub fn unfit<'c>(site: &LaunchSite<'c>, model: &LaunchModel<'c>, calls: &CallGraph<'c>, coarsen: Coarsening, variants: &ChildVariants<'_, 'c>) -> Option<String> {
     let reached = calls.reachable_from(site.child);
-    model.sites.iter().find(|s| reached.contains(&s.caller)).map(|s| {
-        format!(
+    if let Some(s) = model.sites.iter().find(|s| reached.contains(&s.caller)) {
+        return Some(format!(
             "@{} launches @{} itself: run by a parent block at its end, that launch would be made as written, outside any scope",
             site.child.name(),
             s.child.name()
+        ));
+    }
+    let coarsened = coarsen.asked_for(&model.sites, site.child).on() && variants.coarsenable(site.child).is_ok();
+    coarsened.then(|| {
+        format!(
+            "the aggregated blocks of @{} are coarsened ({} child blocks a block at most), which blocks taken by parents would undo",
+            site.child.name(),
+            coarsen.factor
         )
     })
 }
