@@ -425,7 +425,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
                         return Err(format!("@{name}, which reads an index register, takes a by-value argument{within}"));
                     }
                 }
-                if (0..inst.get_num_operands()).any(|i| matches!(inst.get_operand(i), Some(crate::llvm::Operand::Value(v)) if v.points_into(&[SHARED_SPACE]))) {
+                if (0..inst.get_num_operands()).any(|i| inst.value_operand(i).is_some_and(|v| v.points_into(&[SHARED_SPACE]))) {
                     return Err(format!("it uses shared memory{within}"));
                 }
             }

@@ -463,6 +463,27 @@ pub trait InstructionExt<'c>: Copy {
     fn result(self) -> BasicValueEnum<'c> {
         basic(self.this().as_value_ref())
     }
+    /// Operand `k` where it is a value of a first-class type; None for a block, metadata or a token, and
+    /// past the last operand. (inkwell's `get_operand` panics on a metadata operand, as intrinsics take at
+    /// -O0 and with debug info.)
+    fn value_operand(self, k: u32) -> Option<BasicValueEnum<'c>> {
+        let raw = self.this().as_value_ref();
+        // SAFETY: operand k of an instruction, read after the count check; its type read, not changed.
+        unsafe {
+            if k >= LLVMGetNumOperands(raw) as u32 {
+                return None;
+            }
+            let v = LLVMGetOperand(raw, k);
+            if v.is_null() || LLVMValueIsBasicBlock(v) != 0 {
+                return None;
+            }
+            use inkwell::llvm_sys::LLVMTypeKind::*;
+            match LLVMGetTypeKind(LLVMTypeOf(v)) {
+                LLVMMetadataTypeKind | LLVMLabelTypeKind | LLVMTokenTypeKind | LLVMVoidTypeKind | LLVMTargetExtTypeKind => None,
+                _ => Some(basic(v)),
+            }
+        }
+    }
     /// Operand `i` as a value (never a block).
     fn operand(self, i: u32) -> BasicValueEnum<'c> {
         // SAFETY: callers check the operand count through the opcode.
@@ -794,11 +815,19 @@ pub trait FunctionExt<'c>: Copy {
         // SAFETY: self is a function with a body; the shim returns the new function.
         function(unsafe { klap_clone_function(self.this().as_value_ref(), n.as_ptr()) }).unwrap()
     }
-    /// Marks the function `alwaysinline` (the plugin's inliner pass runs after klap's steps).
+    /// Marks the function `alwaysinline` (the plugin's inliner pass runs after klap's steps), and not
+    /// `noinline` nor `optnone`: at -O0 clang gives every function both, and `optnone` without `noinline` is
+    /// invalid IR. For klap's own functions (variants copied from the user's, the runtime): a user's
+    /// function at -O0 keeps its `optnone` ([`FunctionExt::is_optnone`]).
     fn add_inline_always(self) {
         let cx = self.this().get_type().get_context();
+        self.this().remove_enum_attribute(AttributeLoc::Function, kind_id("optnone"));
         self.this().remove_enum_attribute(AttributeLoc::Function, kind_id("noinline"));
         self.this().add_attribute(AttributeLoc::Function, cx.create_enum_attribute(kind_id("alwaysinline"), 0));
+    }
+    /// Whether the function is `optnone` (at -O0, every function clang made).
+    fn is_optnone(self) -> bool {
+        self.this().get_enum_attribute(AttributeLoc::Function, kind_id("optnone")).is_some()
     }
     /// Whether the function is `alwaysinline`.
     fn is_always_inline(self) -> bool {

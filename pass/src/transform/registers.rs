@@ -87,7 +87,8 @@ pub fn cap<'c>(module: &Module<'c>, ctx: Ctx, options: &Options) {
     if options.inline_runtime {
         for &f in &with_runtime {
             let klap_own = is_runtime_function(f) || f.string_attribute(BARRIER_FUNCTION).is_some();
-            if !f.is_ptx_kernel() && !klap_own && !recursive.contains(&f) && !f.is_always_inline() {
+            // Not one its author compiled at -O0 (`optnone`): it stays as built, out of line, and its kernels uncapped.
+            if !f.is_ptx_kernel() && !klap_own && !recursive.contains(&f) && !f.is_always_inline() && !f.is_optnone() {
                 f.add_inline_always();
             }
         }

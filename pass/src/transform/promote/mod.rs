@@ -320,10 +320,7 @@ fn computed_from<'c>(v: BasicValueEnum<'c>, f: FunctionValue<'c>, param_ok: &dyn
         }
         i.call_args()
     } else if i.is_pure_computation() && !matches!(i.get_opcode(), UDiv | SDiv | URem | SRem) {
-        (0..i.get_num_operands()).filter_map(|k| match i.get_operand(k) {
-            Some(Operand::Value(op)) => Some(op),
-            _ => None,
-        }).collect()
+        (0..i.get_num_operands()).filter_map(|k| i.value_operand(k)).collect()
     } else {
         return false;
     };
@@ -507,7 +504,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 let own = kernel.as_global_value().as_pointer_value();
                 for inst in copy.instructions() {
                     for k in 0..inst.get_num_operands() {
-                        if let Some(Operand::Value(v)) = inst.get_operand(k) {
+                        if let Some(v) = inst.value_operand(k) {
                             if v == BasicValueEnum::PointerValue(own) {
                                 inst.set_operand(k, copy.as_global_value().as_pointer_value());
                             }
@@ -1039,7 +1036,7 @@ fn materialize<'c>(v: BasicValueEnum<'c>, b: &Builder<'c>, done: &mut HashMap<In
     }
     let copy = i.explicit_clone();
     for k in 0..i.get_num_operands() {
-        if let Some(Operand::Value(op)) = i.get_operand(k) {
+        if let Some(op) = i.value_operand(k) {
             if op.as_instruction().is_some() {
                 copy.set_operand(k, materialize(op, b, done));
             }

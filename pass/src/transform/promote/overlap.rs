@@ -19,7 +19,7 @@
 //! the end of its input.
 
 use super::{computed_from, successors};
-use crate::llvm::{AtomicOrdering, CONSTANT_SPACE, LOCAL_SPACE, SHARED_SPACE, BasicBlock, BasicValueEnum, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, Operand, ValueExt};
+use crate::llvm::{AtomicOrdering, CONSTANT_SPACE, LOCAL_SPACE, SHARED_SPACE, BasicBlock, BasicValueEnum, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, ValueExt};
 use crate::site::abi::launch_or_error_query;
 use crate::site::{LaunchSite, WriteKind};
 use inkwell::types::BasicTypeEnum;
@@ -82,10 +82,7 @@ pub fn must_wait<'c>(f: FunctionValue<'c>, late: &[bool], read_only: &[bool]) ->
     let param_of = |v: BasicValueEnum<'c>| v.as_param().filter(|(g, _)| *g == f).map(|(_, k)| k as usize);
     let mut out = Vec::new();
     for i in f.instructions() {
-        let uses_late = (0..i.get_num_operands()).find_map(|k| match i.get_operand(k) {
-            Some(Operand::Value(v)) => param_of(v).filter(|&p| late.get(p).copied().unwrap_or(false)),
-            _ => None,
-        });
+        let uses_late = (0..i.get_num_operands()).find_map(|k| i.value_operand(k).and_then(|v| param_of(v).filter(|&p| late.get(p).copied().unwrap_or(false))));
         if let Some(p) = uses_late {
             out.push(MustWait { at: i, why: format!("it uses parameter #{p}, which the link before computes"), uses_late: true });
             continue;

@@ -1,0 +1,60 @@
+; Code built at -O0, where clang makes every function `noinline optnone`: a user's device function that
+; klap's runtime went into (a launch it now registers) keeps both and stays a call, and its kernel is not
+; capped (KLAP601), where klap had made it `alwaysinline` and left `optnone` without `noinline`, which the
+; verifier rejects ("Attribute 'optnone' requires 'noinline'!": test/gpu/devfn_launch.cu at -O0). klap's own
+; copies of the child (its serial and thread variants under `auto`) drop both and are inlined.
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: opt -passes=verify -disable-output %t.ll
+; RUN: FileCheck %s < %t.ll
+; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto>' -S %s | opt -passes=verify -disable-output
+
+; REMARK: registers not capped: @parent has klap's device runtime in it, but {{.*}}@launch{{.*}} [KLAP601]
+
+; CHECK-LABEL: define ptx_kernel void @parent(
+; CHECK: call void @launch(
+; CHECK-LABEL: define void @launch(
+; CHECK-SAME: #[[USER:[0-9]+]]
+; CHECK: attributes #[[USER]] = { noinline optnone }
+
+target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+%struct.dim3 = type { i32, i32, i32 }
+
+declare ptr @__cudaCDP2GetParameterBufferV2(ptr, ptr byval(%struct.dim3) align 4, ptr byval(%struct.dim3) align 4, i32)
+declare i32 @__cudaCDP2LaunchDeviceV2(ptr, ptr)
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+
+define ptx_kernel void @child(ptr %out, i32 %k) #0 {
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %p = getelementptr inbounds i32, ptr %out, i32 %t
+  store i32 %k, ptr %p, align 4
+  ret void
+}
+
+define ptx_kernel void @parent(ptr %out, i32 %n) #0 {
+  call void @launch(ptr %out, i32 %n)
+  ret void
+}
+
+define void @launch(ptr %out, i32 %n) #0 {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  store %struct.dim3 { i32 4, i32 1, i32 1 }, ptr %g, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %after
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a1, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  br label %after
+after:
+  ret void
+}
+
+attributes #0 = { noinline optnone }
