@@ -87,9 +87,20 @@ pub fn cap<'c>(module: &Module<'c>, ctx: Ctx, options: &Options) {
     if options.inline_runtime {
         for &f in &with_runtime {
             let klap_own = is_runtime_function(f) || f.string_attribute(BARRIER_FUNCTION).is_some();
-            // Not one its author compiled at -O0 (`optnone`): it stays as built, out of line, and its kernels uncapped.
-            if !f.is_ptx_kernel() && !klap_own && !recursive.contains(&f) && !f.is_always_inline() && !f.is_optnone() {
+            if !f.is_ptx_kernel() && !klap_own && !recursive.contains(&f) && !f.is_always_inline() {
                 f.add_inline_always();
+            }
+        }
+        // At -O0 (the kernel `optnone`) nothing was inlined before klap, not even CUDA's atomicAdd wrapper, so
+        // no kernel it put its runtime into could take the cap, and the runtime's registers made kernels of
+        // 1024-thread blocks fail to launch ("too many resources requested": test/gpu's chunk_chain and
+        // devfn_launch at -O0 under `auto` on an H200, twenty-eighth session). Their device functions are
+        // inlined into them (no longer `optnone`) so that they are capped as at -O2.
+        for &kernel in with_runtime.iter().filter(|k| k.is_ptx_kernel() && k.is_optnone()) {
+            for f in calls.reachable_from(kernel) {
+                if f != kernel && !f.is_ptx_kernel() && !f.is_declaration() && !recursive.contains(&f) && !f.is_always_inline() {
+                    f.add_inline_always();
+                }
             }
         }
     }

@@ -1,21 +1,24 @@
-; Code built at -O0, where clang makes every function `noinline optnone`: a user's device function that
-; klap's runtime went into (a launch it now registers) keeps both and stays a call, and its kernel is not
-; capped (KLAP601), where klap had made it `alwaysinline` and left `optnone` without `noinline`, which the
-; verifier rejects ("Attribute 'optnone' requires 'noinline'!": test/gpu/devfn_launch.cu at -O0). klap's own
-; copies of the child (its serial and thread variants under `auto`) drop both and are inlined.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; Code built at -O0, where clang makes every function `noinline optnone` and inlines nothing: a kernel klap's
+; runtime went into calls its device functions out of line, so it could not take the register cap, and the
+; runtime's registers made kernels of 1024-thread blocks fail to launch (test/gpu's chunk_chain and
+; devfn_launch at -O0 on an H200). The device functions of such a kernel are made `alwaysinline` and lose
+; `noinline` and `optnone` together (`optnone` without `noinline` is invalid IR: the verifier rejected
+; devfn_launch at -O0), and the kernel is capped. klap's own copies of the child (its serial and thread
+; variants under `auto`) drop both too.
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: opt -passes=verify -disable-output %t.ll
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto>' -S %s | opt -passes=verify -disable-output
 
-; REMARK: registers not capped: @parent has klap's device runtime in it, but {{.*}}@launch{{.*}} [KLAP601]
+; REMARK: @parent has klap's device runtime in it: at most 48 registers per thread {{.*}}[KLAP600]
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
-; CHECK: call void @launch(
+; CHECK-NOT: call void @launch(
+; CHECK: ret void
 ; CHECK-LABEL: define void @launch(
-; CHECK-SAME: #[[USER:[0-9]+]]
-; CHECK: attributes #[[USER]] = { noinline optnone }
+; CHECK-SAME: #[[INLINED:[0-9]+]]
+; CHECK: attributes #[[INLINED]] = { alwaysinline }
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
