@@ -256,11 +256,17 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     pub fn aggregated(&mut self, kernel: FunctionValue<'c>, uniform: &[bool], lookup: RecordLookup, coarsen: Coarsening, after_taken: bool) -> &Variant<'c> {
         let key = (kernel, VariantKind::Aggregated);
         if !self.variants.contains_key(&key) {
-            let coarsen = (coarsen.on() && !after_taken && self.coarsenable(kernel).is_ok()).then_some(coarsen);
+            let coarsen = (!after_taken && self.coarsens(kernel, coarsen)).then_some(coarsen);
             let v = self.build_aggregated(kernel, uniform, lookup, coarsen, after_taken);
             self.variants.insert(key, v);
         }
         &self.variants[&key]
+    }
+
+    /// Whether `kernel`'s aggregated variant is coarsened where `coarsen` is asked for (and no parent block
+    /// takes its blocks).
+    pub fn coarsens(&self, kernel: FunctionValue<'c>, coarsen: Coarsening) -> bool {
+        coarsen.on() && self.coarsenable(kernel).is_ok()
     }
 
     /// Whether a block of `kernel`'s aggregated variant can run several aggregated blocks one after another

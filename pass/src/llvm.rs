@@ -817,8 +817,7 @@ pub trait FunctionExt<'c>: Copy {
     }
     /// Marks the function `alwaysinline` (the plugin's inliner pass runs after klap's steps), and not
     /// `noinline` nor `optnone`: at -O0 clang gives every function both, and `optnone` without `noinline` is
-    /// invalid IR. For klap's own functions (variants copied from the user's, the runtime): a user's
-    /// function at -O0 keeps its `optnone` ([`FunctionExt::is_optnone`]).
+    /// invalid IR.
     fn add_inline_always(self) {
         let cx = self.this().get_type().get_context();
         self.this().remove_enum_attribute(AttributeLoc::Function, kind_id("optnone"));

@@ -41,8 +41,7 @@ pub fn unfit<'c>(site: &LaunchSite<'c>, model: &LaunchModel<'c>, calls: &CallGra
             s.child.name()
         ));
     }
-    let coarsened = coarsen.asked_for(&model.sites, site.child).on() && variants.coarsenable(site.child).is_ok();
-    coarsened.then(|| {
+    variants.coarsens(site.child, coarsen.asked_for(&model.sites, site.child)).then(|| {
         format!(
             "the aggregated blocks of @{} are coarsened ({} child blocks a block at most), which blocks taken by parents would undo",
             site.child.name(),

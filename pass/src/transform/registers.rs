@@ -85,11 +85,14 @@ pub fn cap<'c>(module: &Module<'c>, ctx: Ctx, options: &Options) {
     // (test/gpu/devfn_launch.cu, twenty-third session). Inlined (by the inliner after klap's steps), its
     // kernels take the cap. Not one in a cycle of calls, which no inliner inlines.
     if options.inline_runtime {
-        for &f in &with_runtime {
+        // A user's device function that is not yet inlined and can be: klap's runtime is inlined anyway, and
+        // its barrier functions must stay calls (lanes of a warp wait at one barrier instruction).
+        let to_inline = |f: FunctionValue<'c>| {
             let klap_own = is_runtime_function(f) || f.string_attribute(BARRIER_FUNCTION).is_some();
-            if !f.is_ptx_kernel() && !klap_own && !recursive.contains(&f) && !f.is_always_inline() {
-                f.add_inline_always();
-            }
+            !f.is_ptx_kernel() && !f.is_declaration() && !klap_own && !recursive.contains(&f) && !f.is_always_inline()
+        };
+        for &f in with_runtime.iter().filter(|&&f| to_inline(f)) {
+            f.add_inline_always();
         }
         // At -O0 (the kernel `optnone`) nothing was inlined before klap, not even CUDA's atomicAdd wrapper, so
         // no kernel it put its runtime into could take the cap, and the runtime's registers made kernels of
@@ -97,10 +100,8 @@ pub fn cap<'c>(module: &Module<'c>, ctx: Ctx, options: &Options) {
         // devfn_launch at -O0 under `auto` on an H200, twenty-eighth session). Their device functions are
         // inlined into them (no longer `optnone`) so that they are capped as at -O2.
         for &kernel in with_runtime.iter().filter(|k| k.is_ptx_kernel() && k.is_optnone()) {
-            for f in calls.reachable_from(kernel) {
-                if f != kernel && !f.is_ptx_kernel() && !f.is_declaration() && !recursive.contains(&f) && !f.is_always_inline() {
-                    f.add_inline_always();
-                }
+            for f in calls.reachable_from(kernel).into_iter().filter(|&f| to_inline(f)) {
+                f.add_inline_always();
             }
         }
     }

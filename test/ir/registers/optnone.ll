@@ -10,8 +10,18 @@
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto>' -S %s | opt -passes=verify -disable-output
+; klap's barrier functions stay calls there too (lanes of a warp must wait at one barrier instruction:
+; docs/block-reuse.md), as the block-reuse exit of a kernel built at -O0 shows.
+; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;block-reuse>' -S %s -o %t.reuse.ll
+; RUN: opt -passes=verify -disable-output %t.reuse.ll
+; RUN: FileCheck --check-prefix=REUSE %s < %t.reuse.ll
 
 ; REMARK: @parent has klap's device runtime in it: at most 48 registers per thread {{.*}}[KLAP600]
+
+; REUSE-LABEL: define ptx_kernel void @reuser(
+; REUSE: call {{.*}}@__klap_reuse_barrier(
+; REUSE: define internal {{.*}}@__klap_reuse_barrier({{.*}} #[[BARRIER:[0-9]+]]
+; REUSE: attributes #[[BARRIER]] = { {{.*}}noinline
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
 ; CHECK-NOT: call void @launch(
@@ -38,6 +48,26 @@ define ptx_kernel void @child(ptr %out, i32 %k) #0 {
 
 define ptx_kernel void @parent(ptr %out, i32 %n) #0 {
   call void @launch(ptr %out, i32 %n)
+  ret void
+}
+
+; The launch in the kernel's own code, where block reuse takes it.
+define ptx_kernel void @reuser(ptr %out, i32 %n) #0 {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  store %struct.dim3 { i32 1, i32 1, i32 1 }, ptr %g, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %after
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a1 = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a1, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  br label %after
+after:
   ret void
 }
 
