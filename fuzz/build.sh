@@ -6,7 +6,10 @@
 # `promote-FORM`: granularity none with launch promotion in that form (basic, aggregate, overlap, all,
 # loop), GRANULARITY-gr: grid or auto with grid reuse taking whole child grids (Free Launch's T2),
 # GRANULARITY-grN: taking N blocks of one at a time (T1), or `nvcc`: the program built by nvcc, a second
-# reference that owes nothing to clang or klap.
+# reference that owes nothing to clang or klap. A klap mode may end in options that the opt-in
+# policies add, each after a `+`: `br` block reuse (-klap-block-reuse), `spawn` SPAWN's controller,
+# `sw` serialization by the launching warp, `cN` every aggregated child coarsened by N where it can be
+# (-klap-coarsen=N -klap-coarsen-sm-threads=0), `O0` the program built at -O0: `auto+br+spawn`.
 # A build that fails is reported at the end (a crash of the pass is a finding too) and the others go on.
 # A binary newer than its source, the plugin and the build settings is kept. The binaries are
 # stripped and packed into OUTROOT.tar.xz for the trip to the GPU machine (a 100-case program is
@@ -81,15 +84,29 @@ build_one() {
     strip "$bin"
     return 0
   fi
-  local klap_mode=(-mllvm -klap-granularity="$mode")
-  case "$mode" in
-    promote-*) klap_mode=(-mllvm -klap-granularity=none -mllvm -klap-promote="${mode#promote-}") ;;
-    *-gr) klap_mode=(-mllvm -klap-granularity="${mode%-gr}" -mllvm -klap-grid-reuse) ;;
-    *-gr[0-9]*) klap_mode=(-mllvm -klap-granularity="${mode%-gr*}" -mllvm -klap-grid-reuse-blocks="${mode##*-gr}") ;;
+  local base="${mode%%+*}" option extra=()
+  local klap_mode=(-mllvm -klap-granularity="$base")
+  case "$base" in
+    promote-*) klap_mode=(-mllvm -klap-granularity=none -mllvm -klap-promote="${base#promote-}") ;;
+    *-gr) klap_mode=(-mllvm -klap-granularity="${base%-gr}" -mllvm -klap-grid-reuse) ;;
+    *-gr[0-9]*) klap_mode=(-mllvm -klap-granularity="${base%-gr*}" -mllvm -klap-grid-reuse-blocks="${base##*-gr}") ;;
   esac
+  if [ "$base" != "$mode" ]; then
+    local options="${mode#*+}"
+    for option in ${options//+/ }; do
+      case "$option" in
+        br) klap_mode+=(-mllvm -klap-block-reuse) ;;
+        spawn) klap_mode+=(-mllvm -klap-spawn) ;;
+        sw) klap_mode+=(-mllvm -klap-serialize-warp) ;;
+        c[0-9]*) klap_mode+=(-mllvm -klap-coarsen="${option#c}" -mllvm -klap-coarsen-sm-threads=0) ;;
+        O0) extra+=(-O0) ;;
+        *) echo "FAILED $mode $src (unknown mode option '$option': br, spawn, sw, cN or O0)"; return 0 ;;
+      esac
+    done
+  fi
   # The flags of scripts/klap-flags (through the wrapper), the plugin named by KLAP_PLUGIN.
   if ! KLAP_PLUGIN="$KLAP_PLUGIN" "$root/scripts/klap-clang++" -O2 -fverify-intermediate-code \
-      "${klap_mode[@]}" -Rpass=klap -Rpass-missed=klap -Rpass-analysis=klap $FUZZ_CFLAGS \
+      "${klap_mode[@]}" -Rpass=klap -Rpass-missed=klap -Rpass-analysis=klap $FUZZ_CFLAGS "${extra[@]}" \
       "$src" -o "$bin" 2> "$bin.remarks"; then
     echo "FAILED $mode $src (see $bin.remarks)"
     return 0
