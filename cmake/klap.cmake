@@ -8,7 +8,7 @@
 #   The target's .cu sources are compiled as CUDA with device-side launches by the C++ compiler, which
 #   must be clang++-22, with the klap plugin; the target links with cudart and libcudadevrt. The flags
 #   are scripts/klap-flags', the ones scripts/klap-clang++ uses.
-#   GRANULARITY  klap's aggregation granularity (default: the plugin's, grid)
+#   GRANULARITY  klap's aggregation granularity (default: the plugin's, auto)
 #   NO_KLAP      without the plugin: a plain CDP build (with clang's CDP gaps filled all the same)
 #   REMARKS      the device compilation's optimization remarks (klap's among them) as YAML beside each
 #                object: <object without .o>.opt.yaml, for opt-viewer

@@ -48,9 +48,9 @@ STATISTIC(NumChildrenCoarsened, "Aggregated children whose blocks each run sever
 
 static cl::opt<std::string> GranularityOpt(
     "klap-granularity",
-    cl::desc("Kernel launch aggregation in clang's pipeline: none, warp, block, grid (default) or auto (small "
-             "children serialized, the rest aggregated per grid)"),
-    cl::init("grid"));
+    cl::desc("Kernel launch aggregation in clang's pipeline: none, warp, block, grid or auto (default: one-block "
+             "chains run in a loop, small children serialized, the rest aggregated per grid)"),
+    cl::init("auto"));
 
 static cl::opt<bool> MergeNullStreamOpt(
     "klap-merge-null-stream",
