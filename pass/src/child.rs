@@ -58,7 +58,7 @@ use crate::llvm::{
 use crate::runtime::{is_runtime_function, IndexRegister, Runtime, RuntimeFn, UNIFORM_RECORDS};
 use crate::site::abi::{classify_entry, EntryKind};
 use crate::site::ops::entry_alloca;
-use crate::site::{param_layout, uniform, LaunchSite};
+use crate::site::{constant_over_launches, param_layout, uniform, LaunchSite};
 use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -164,10 +164,7 @@ impl Coarsening {
     /// Whether it passes over `child`, launched at `sites`, for its blocks: under `auto` a child some launch
     /// of which has blocks wider than a warp, or not of one constant size over its launches.
     pub fn passes_over<'c>(self, sites: &[LaunchSite<'c>], child: FunctionValue<'c>) -> bool {
-        let mut blocks = sites.iter().filter(|s| s.child == child).map(|s| s.block.constant_product());
-        let first = blocks.next().flatten();
-        let one_warp = first.is_some_and(|n| n <= 32) && blocks.all(|n| n == first);
-        self.one_warp_blocks && !one_warp
+        self.one_warp_blocks && constant_over_launches(sites, child, |s| s.block.constant_product()).is_none_or(|n| n > 32)
     }
     /// The coarsening asked for `child`, launched at `sites`: off where it passes over it.
     pub fn asked_for<'c>(self, sites: &[LaunchSite<'c>], child: FunctionValue<'c>) -> Coarsening {

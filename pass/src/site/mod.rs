@@ -202,6 +202,14 @@ fn analyze_with<'c>(module: &Module<'c>, ctx: Ctx, report: bool) -> LaunchModel<
     model
 }
 
+/// `size` of every launch of `child` among `sites` (a product of its grid's or its block's dimensions), where
+/// it is one constant for all of them.
+pub fn constant_over_launches<'c>(sites: &[LaunchSite<'c>], child: FunctionValue<'c>, size: impl Fn(&LaunchSite<'c>) -> Option<u64>) -> Option<u64> {
+    let mut launches = sites.iter().filter(|s| s.child == child).map(size);
+    let first = launches.next()??;
+    launches.all(|n| n == Some(first)).then_some(first)
+}
+
 /// The layout of a kernel's parameters in its parameter buffer: each at its natural alignment, in order.
 pub fn param_layout<'c>(module: &Module<'c>, kernel: FunctionValue<'c>) -> (Vec<Param<'c>>, u64) {
     let mut end = 0u64;

@@ -37,7 +37,7 @@ use crate::site::ops::{
     builder_before, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, skip_allocas, stream_handle, taken_over_stream, ArgValues,
     CanonicalEntries,
 };
-use crate::site::{self, param_layout, uniform, LaunchModel, LaunchSite};
+use crate::site::{self, constant_over_launches, param_layout, uniform, LaunchModel, LaunchSite};
 use super::grid_reuse;
 use std::collections::{HashMap, HashSet};
 
@@ -63,14 +63,6 @@ fn scope_record_size(variant: &Variant, counted: &HashSet<FunctionValue>, reused
         true => grid_reuse::flagged_record_size(variant.param_size) | READY_FLAGS | (chunk_record_size(variant, counted) & COUNT_THREADS),
         false => chunk_record_size(variant, counted),
     }
-}
-
-/// `size` of every launch of `child` (a product of its grid's or its block's dimensions), where it is one
-/// constant for all of them.
-fn constant_over_launches<'c>(sites: &[LaunchSite<'c>], child: FunctionValue<'c>, size: impl Fn(&LaunchSite<'c>) -> Option<u64>) -> Option<u64> {
-    let mut launches = sites.iter().filter(|s| s.child == child).map(size);
-    let first = launches.next()??;
-    launches.all(|n| n == Some(first)).then_some(first)
 }
 
 /// How the aggregated blocks of `child` find their records: a division by the blocks of every launch where
