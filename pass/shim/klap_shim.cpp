@@ -118,6 +118,18 @@ static cl::opt<unsigned> WarpRunThresholdOpt(
              "have to be run by the launching warp instead of launched, where serialization is on (0: never)"),
     cl::init(DefaultWarpRunThreshold));
 
+// A child warp whose reductions one thread folds costs that thread N steps for a child of N threads (and the
+// warp as many as its longest lane's child); larger children are run by the warp. Chosen by measurement on the
+// GPU: BENCHMARKS.md (thirtieth session).
+static constexpr unsigned DefaultReduceThreshold = 768;
+
+static cl::opt<unsigned> ReduceThresholdOpt(
+    "klap-reduce-threshold",
+    cl::desc("The most threads a child grid whose threads reduce within their warp (__reduce_*_sync, shuffle "
+             "trees, votes) may have to be run by the launching thread, its reductions folded lane by lane, "
+             "where serialization is on (0: never)"),
+    cl::init(DefaultReduceThreshold));
+
 // Where the launching grid has fewer threads, its launches are launched (transform/serialize.rs says why).
 static constexpr unsigned DefaultWarpRunGridThreads = 65536;
 
@@ -322,6 +334,7 @@ struct KlapRustOptions {
   // one at a time (0: whole grids).
   bool GridReuse = false;
   uint32_t GridReuseBlocks = 0;
+  uint64_t ReduceThreshold = DefaultReduceThreshold;
 };
 
 extern "C" {
@@ -480,6 +493,7 @@ KlapOptions optionsFromCommandLine() {
   O.Rust.SerializeSmallGridThreshold = SerializeSmallGridThresholdOpt;
   O.Rust.WarpRunThreshold = WarpRunThresholdOpt;
   O.Rust.WarpRunGridThreads = WarpRunGridThreadsOpt;
+  O.Rust.ReduceThreshold = ReduceThresholdOpt;
   O.Rust.MaxRegisters = MaxRegistersOpt;
   if (MaxRegistersOpt != 0 && (MaxRegistersOpt < MinMaxRegisters || MaxRegistersOpt > MaxMaxRegisters))
     report_fatal_error(Twine("klap: -klap-max-registers must be 0 or a number from ") + Twine(MinMaxRegisters) + " to " +
@@ -529,7 +543,7 @@ KlapOptions optionsFromCommandLine() {
 
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
-//      serialize-small-grid-threshold=N;warp-run-threshold=N;warp-run-grid-threads=N;max-registers=N;
+//      serialize-small-grid-threshold=N;warp-run-threshold=N;warp-run-grid-threads=N;reduce-threshold=N;max-registers=N;
 //      block-reuse|no-block-reuse;block-reuse-queue=N;grid-reuse|no-grid-reuse;grid-reuse-blocks=N;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
 //      promote-pool=N;coarsen=N;coarsen-sm-threads=N;spawn;spawn-launch-cycles=N;spawn-max-threads=N;
 //      no-inline-runtime>
@@ -569,6 +583,11 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       if (P.getAsInteger(10, N))
         return make_error<StringError>("klap: warp-run-threshold needs a number", inconvertibleErrorCode());
       O.Rust.WarpRunThreshold = N;
+    } else if (P.consume_front("reduce-threshold=")) {
+      uint64_t N;
+      if (P.getAsInteger(10, N))
+        return make_error<StringError>("klap: reduce-threshold needs a number", inconvertibleErrorCode());
+      O.Rust.ReduceThreshold = N;
     } else if (P.consume_front("warp-run-grid-threads=")) {
       uint64_t N;
       if (P.getAsInteger(10, N))
@@ -668,6 +687,7 @@ std::string toParams(const KlapOptions &O) {
   S += ";serialize-small-grid-threshold=" + std::to_string(O.Rust.SerializeSmallGridThreshold);
   S += ";warp-run-threshold=" + std::to_string(O.Rust.WarpRunThreshold);
   S += ";warp-run-grid-threads=" + std::to_string(O.Rust.WarpRunGridThreads);
+  S += ";reduce-threshold=" + std::to_string(O.Rust.ReduceThreshold);
   S += ";max-registers=" + std::to_string(O.Rust.MaxRegisters);
   if (O.Rust.SerializeWarp)
     S += ";serialize-warp";

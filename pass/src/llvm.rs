@@ -16,7 +16,7 @@ pub use inkwell::builder::Builder;
 pub use inkwell::context::{Context, ContextRef};
 pub use inkwell::memory_buffer::MemoryBuffer;
 pub use inkwell::module::{Linkage, Module};
-pub use inkwell::types::{AnyType, AnyTypeEnum, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, FunctionType, StructType};
+pub use inkwell::types::{AnyType, AnyTypeEnum, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, FunctionType, IntType, StructType};
 pub use inkwell::values::{
     AnyValue, AsValueRef, BasicValue, BasicValueEnum, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue,
     IntValue, Operand, PhiValue, PointerValue,

@@ -141,6 +141,7 @@ pub struct RawOptions {
     spawn_max_threads: u64,
     grid_reuse: bool,
     grid_reuse_blocks: u32,
+    reduce_threshold: u64,
 }
 
 impl RawOptions {
@@ -166,6 +167,7 @@ impl RawOptions {
             serialize_small_grid_threshold: self.serialize_small_grid_threshold,
             warp_run_threshold: self.warp_run_threshold,
             warp_run_grid_threads: self.warp_run_grid_threads,
+            reduce_threshold: self.reduce_threshold,
             max_registers: self.max_registers,
             inline_runtime: self.inline_runtime,
             coarsen: match self.coarsen {

@@ -42,6 +42,7 @@ pub enum Remark {
     SerialChildAtomics,
     SerialConfigRefused,
     WarpRun,
+    SerializedReduced,
     SpawnControlled,
     LastErrorFolded,
     BlockReused,
@@ -127,6 +128,7 @@ impl Remark {
             Remark::SerialChildAtomics => "KLAP306",
             Remark::SerialConfigRefused => "KLAP318",
             Remark::WarpRun => "KLAP308",
+            Remark::SerializedReduced => "KLAP321",
             Remark::SpawnControlled => "KLAP309",
             Remark::LastErrorFolded => "KLAP307",
             Remark::BlockReused => "KLAP310",
@@ -207,6 +209,7 @@ impl Remark {
             | Remark::Serialized
             | Remark::SpawnControlled
             | Remark::WarpRun
+            | Remark::SerializedReduced
             | Remark::LastErrorFolded
             | Remark::MallocAggregated
             | Remark::BlockReused
@@ -226,7 +229,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
-            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::CalleeScope | Remark::AlreadyTransformed | Remark::Serialized | Remark::SpawnControlled | Remark::WarpRun | Remark::LastErrorFolded => "",
+            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::CalleeScope | Remark::AlreadyTransformed | Remark::Serialized | Remark::SpawnControlled | Remark::WarpRun | Remark::SerializedReduced | Remark::LastErrorFolded => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::BlockReused => "",

@@ -8,7 +8,7 @@
 //! the kernel goes to one exit, where every thread of the block waits until all have arrived, then all
 //! run the queued child blocks, one child block at a time: the first `c` threads of the block (the child
 //! block's size) each play the child thread of the same linear index, through the child's block variant
-//! (child.rs), and all meet at a barrier before the next child block, whose shared memory is the same.
+//! (child/), and all meet at a barrier before the next child block, whose shared memory is the same.
 //!
 //! Why shared memory for the queue: a block's records live exactly as long as the block, which is what
 //! shared memory's lifetime is; no allocation, no freeing, no global atomics, and the records are read
@@ -20,7 +20,7 @@
 //! barriers of those still running; waiting at the exit instead, its lane would be at another barrier
 //! instruction than the rest of its warp, which the hardware does not follow (docs/block-reuse.md), so
 //! a parent whose threads can return before its last barrier keeps its launches (KLAP313). The child
-//! block's barriers are barrier 1 among the threads running it (child.rs), the run loop's barrier 0.
+//! block's barriers are barrier 1 among the threads running it (child/), the run loop's barrier 0.
 //!
 //! Run-time checks (else the launch as written): a child block of as many threads as the parent block
 //! (every thread reaches every child barrier), or fewer in whole warps (a counted barrier needs whole
@@ -385,7 +385,7 @@ impl<'a, 'c> Parent<'a, 'c> {
     }
 
     /// Barrier 0 with a reduction: true when every thread of the block brought `done`; the exit and the
-    /// parent's barriers call one function (child.rs's `barrier_function`).
+    /// parent's barriers call one function (child/'s `barrier_function`).
     fn barrier_and(&self, b: &Builder<'c>, done: bool) -> IntValue<'c> {
         let module = self.module;
         let cx = module.get_context();

@@ -58,14 +58,17 @@ pub struct Options {
     pub serialize_threshold: u64,
     /// SPAWN's controller decides at run time whether a child is serialized (`-klap-spawn`; runtime/spawn.cu).
     pub spawn: Option<Spawn>,
-    /// Serialized children run by the launching warp together (child.rs, `warp_serial`).
+    /// Serialized children run by the launching warp together (child/, `warp_serial`).
     pub serialize_warp: bool,
     /// The most working threads a child grid may have to be serialized where the launching grid has at
     /// most `serialize::SMALL_GRID` threads (checked at run time; 0: `serialize_threshold` there too).
     pub serialize_small_grid_threshold: u64,
     /// The most threads a child grid whose threads talk within their warp may have to be run by the
-    /// launching warp (child.rs, `warp_run`; 0: never).
+    /// launching warp (child/, `warp_run`; 0: never).
     pub warp_run_threshold: u64,
+    /// The most threads a child grid whose threads reduce within their warp may have to be run by the
+    /// launching thread with its reductions folded (child/reduced.rs, `reduced_serial`; 0: never).
+    pub reduce_threshold: u64,
     /// The fewest threads a launching grid has where its warps run their children (checked at run time).
     pub warp_run_grid_threads: u64,
     /// Whether a parent block runs the launches it can itself, at its end (transform/block_reuse.rs).
@@ -93,7 +96,7 @@ pub struct Options {
     /// Whether the runtime's functions are inlined after klap's steps (`-klap-inline-runtime`).
     pub inline_runtime: bool,
     /// Aggregated blocks each block of an aggregated child runs at most, where its threads need nothing
-    /// of each other (`-klap-coarsen`, `-klap-coarsen-sm-threads`; child.rs).
+    /// of each other (`-klap-coarsen`, `-klap-coarsen-sm-threads`; child/).
     pub coarsen: crate::child::Coarsening,
 }
 

@@ -1,6 +1,6 @@
 //! Serialization (Olabi et al.'s thresholding; Free Launch's CKi->PTi; SPAWN's "run in the parent"): a
 //! launch whose child grid has at most `threshold` threads in all is not made; the launching thread runs
-//! every thread of the child itself, one after another, through the child's serial variant (child.rs).
+//! every thread of the child itself, one after another, through the child's serial variant (child/).
 //! Where the child's size is only known at run time the choice is made at run time, and a larger child is
 //! launched as written (and then aggregated, at `auto`).
 //!
@@ -78,6 +78,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         let serialized = match runner {
             Runner::Warp => by_warp(module, &entries, &mut variants, site, options, ctx),
             Runner::Thread => in_thread(module, &entries, &mut variants, site, options, costly.map(|c| c.1), ctx),
+            Runner::Reduced => reduced(module, &entries, &mut variants, site, options, ctx),
         };
         // The launch made where the check at run time fails, if any.
         let Some(fallback) = serialized else { continue };
@@ -121,6 +122,11 @@ fn by_warp<'c>(
         Some(n) => format!("its {n} threads"),
         None => format!("children of at most {threshold} threads (checked at run time)"),
     };
+    // Why one thread does not run the child warps with their reductions folded (KLAP321).
+    let not_folded = match reduces(site, variants) {
+        Err(why) if options.reduce_threshold > 0 => format!("; not run by the launching thread with its warp reductions folded: {why}"),
+        _ => String::new(),
+    };
     Remark::WarpRun.emit(
         ctx,
         site.launch,
@@ -129,7 +135,7 @@ fn by_warp<'c>(
              {} threads (checked at run time: a grid that large keeps the GPU busy by itself), the warp \
              runs the children of those lanes, {size}, one after another, a child warp at a time, each lane playing the \
              child's lane of its own number (the child's threads talk within their warp, not beyond it); a larger child, a \
-             launch that not all 32 lanes reach together, and a launch from a smaller grid are launched",
+             launch that not all 32 lanes reach together, and a launch from a smaller grid are launched{not_folded}",
             site.child.name(),
             options.warp_run_grid_threads
         ),
@@ -206,7 +212,7 @@ fn in_thread<'c>(
         (None, Some(_)) => variants.serial_in_bound(site.child),
         (None, None) => variants.serial(site.child),
     };
-    Some(serialize(module, entries, serial, site, rule))
+    Some(serialize(module, entries, serial, site, rule, None))
 }
 
 /// Who runs a serialized child's threads.
@@ -217,6 +223,9 @@ enum Runner {
     Thread,
     /// The launching warp, a child warp at a time (the child's threads talk within their warp).
     Warp,
+    /// The launching thread, a child warp at a time, folding the warp's reductions lane by lane
+    /// (reduction.rs); larger children run by the launching warp.
+    Reduced,
 }
 
 /// Who runs the child where the launch is serialized, or why it is launched.
@@ -239,6 +248,7 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
     }
     let runner = match variants.runs_alone(site.child) {
         Ok(()) => Runner::Thread,
+        Err(_) if options.reduce_threshold > 0 && reduces(site, variants).is_ok() => Runner::Reduced,
         Err(why) => {
             let by_warp = match variants.runs_by_warp(site.child) {
                 Err(beyond) => Err(beyond),
@@ -263,6 +273,77 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
         }
     };
     Ok(runner)
+}
+
+/// Whether the child's warps can be run by one thread with their reductions folded (`ChildVariants::runs_reduced`)
+/// at this launch: its lane-0 test reads threadIdx.x % 32, which is the lane where the child's blocks are
+/// one-dimensional or a whole number of warps wide (constants at the launch).
+fn reduces<'c>(site: &LaunchSite<'c>, variants: &ChildVariants<'_, 'c>) -> Result<(), String> {
+    variants.runs_reduced(site.child)?;
+    let field = |d: usize| site.block.fields[d].and_then(|v| v.const_int());
+    match (field(0), field(1), field(2)) {
+        (_, Some(1), Some(1)) => Ok(()),
+        (Some(x), _, _) if x % 32 == 0 => Ok(()),
+        _ => Err("its blocks may not make threadIdx.x % 32 the lane (not constant one-dimensional blocks, nor a constant multiple of 32 wide)".to_string()),
+    }
+}
+
+/// Serializes the launch at `site` into the launching thread with the child's warp reductions folded
+/// (KLAP321), a larger child run by the launching warp where it can be (KLAP308's conditions), or keeps the
+/// launch where the child is a constant size above both. Some(the launch left for the rest).
+fn reduced<'c>(
+    module: &Module<'c>,
+    entries: &CanonicalEntries<'c>,
+    variants: &mut ChildVariants<'_, 'c>,
+    site: &LaunchSite<'c>,
+    options: &Options,
+    ctx: Ctx,
+) -> Option<Option<InstructionValue<'c>>> {
+    let thresholds = Thresholds { anywhere: options.reduce_threshold, small_grid: (options.serialize_small_grid_threshold > 0).then_some(options.serialize_small_grid_threshold) };
+    let constant = constant_threads(site);
+    let warp_ok = options.warp_run_threshold > 0 && variants.runs_by_warp(site.child).is_ok() && ChildVariants::warp_runnable_params(site.child);
+    let warp_most = if warp_ok { options.warp_run_threshold } else { 0 };
+    if let Some(n) = constant.filter(|&n| n > thresholds.most() && n > warp_most) {
+        Remark::SerialTooLarge.emit(
+            ctx,
+            site.launch,
+            &format!("the child grid has {n} threads, more than the reduction threshold {} and the warp-run threshold {warp_most}", thresholds.describe()),
+        );
+        return None;
+    }
+    let accepted = constant_config(site, true) == ConfigVerdict::Accepted;
+    let always = accepted && constant.is_some_and(|n| n <= options.serialize_threshold);
+    // A larger child is run by the launching warp as written, where the whole warp is here. Measured on an H200
+    // (BENCHMARKS.md, thirtieth session): join:gauss's children of 1,800 to 3,840 threads serialized too, 1.4x
+    // slower; their warps shared out over the launching warp's lanes, each run by one lane with its reductions
+    // folded, 1.2x slower (and join:uniform 1.1x slower for that path's presence alone).
+    let warp = if warp_ok && !always { variants.warp_run(site.child) } else { None };
+    let serial = variants.reduced_serial(site.child);
+    let larger = match warp {
+        Some(_) => format!(
+            "; a larger child of at most {} threads is run by the launching warp where all 32 lanes reach the launch together in a grid of at least {} threads (KLAP308)",
+            options.warp_run_threshold, options.warp_run_grid_threads
+        ),
+        None => String::new(),
+    };
+    let how = match constant {
+        Some(n) if always => format!("its {n} threads always"),
+        _ => format!("children of at most {} threads (checked at run time){larger}; any other is launched", thresholds.describe()),
+    };
+    Remark::SerializedReduced.emit(
+        ctx,
+        site.launch,
+        &format!(
+            "launch of @{} serialized with its warp reductions folded: the launching thread runs each child warp's threads one after \
+             another, adding each lane's reduced values up as it goes, then lane 0's code after the reductions once with the sums \
+             (the child's threads talk within their warp only to reduce, and write only in lane 0 after that); {how}",
+            site.child.name()
+        ),
+    );
+    count(Statistic::SerializedLaunch, 1);
+    let rule = Rule { thresholds, always, bound: None, spawn: None };
+    let warp_first = warp.map(|run| WarpFirst { run, threshold: options.warp_run_threshold, grid_threads: options.warp_run_grid_threads });
+    Some(serialize(module, entries, serial, site, rule, warp_first))
 }
 
 /// Why the child's threads are worth a launch rather than a run one after another in the launching thread
@@ -316,7 +397,7 @@ impl Thresholds {
     }
 
     fn most(self) -> u64 {
-        self.small_grid.unwrap_or(self.anywhere)
+        self.small_grid.map_or(self.anywhere, |small| small.max(self.anywhere))
     }
 
     fn describe(self) -> String {
@@ -368,13 +449,23 @@ impl Rule<'_> {
     }
 }
 
-/// Replaces the launch of `site` by a call of `serial` (the child's serial or warp-serial variant).
+/// A run by the whole warp of the children serialization does not take, tried first (`run_by_warp`'s conditions).
+struct WarpFirst<'c> {
+    run: FunctionValue<'c>,
+    threshold: u64,
+    grid_threads: u64,
+}
+
+/// Replaces the launch of `site` by a call of `serial` (the child's serial, warp-serial or reduced-serial
+/// variant); with `warp_first`, the children the rule does not serialize are run by the launching warp where
+/// they can be, before.
 fn serialize<'c>(
     module: &Module<'c>,
     entries: &CanonicalEntries<'c>,
     serial: FunctionValue<'c>,
     site: &LaunchSite<'c>,
     rule: Rule<'c>,
+    warp_first: Option<WarpFirst<'c>>,
 ) -> Option<InstructionValue<'c>> {
     let most = rule.most();
     let Rule { thresholds, always, bound, spawn } = rule;
@@ -442,11 +533,25 @@ fn serialize<'c>(
         None => (small, None),
     };
     let serial_here = b.and_known(chosen, accepted, "serial");
-    let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, serial_here, |b, _| match timed {
+    // The lanes whose children are not serialized, run by the whole warp where it reaches the launch together.
+    let (taken, by_warp) = match warp_first {
+        Some(WarpFirst { run, threshold, grid_threads }) => {
+            let not_serial = b.build_not(serial_here, "").unwrap();
+            let ran = warp_runs(module, site, &args, &b, &dims, run, threshold, grid_threads, |_| accepted, Some(not_serial));
+            (b.build_or(serial_here, ran, "").unwrap(), true)
+        }
+        None => (serial_here, false),
+    };
+    let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, taken, |b, then_end| match timed {
         Some(threads) => {
             let started = b.call_value(spawn_entry(module, RuntimeFn::SpawnRunStart), &[]);
             run_serially(b);
             b.call(spawn_entry(module, RuntimeFn::SpawnRunEnd), &[started, threads.into()]);
+        }
+        None if by_warp => {
+            let serial_end = then_end.split_if_then(serial_here);
+            b.position_before(&serial_end);
+            run_serially(b);
         }
         None => run_serially(b),
     });
@@ -524,35 +629,66 @@ fn run_by_warp<'c>(
     threshold: u64,
     grid_threads: u64,
 ) -> InstructionValue<'c> {
-    let cx = module.get_context();
-    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
     let args = ArgValues::capture(module, site);
     let b = builder_before(module, site.launch);
     let dims: Vec<BasicValueEnum<'c>> = [&site.grid, &site.block].into_iter().flat_map(|d| dim3_fields(module, &b, d)).collect();
-    let threads = product_capped(module, &b, &dims, threshold);
     // A launch the device runtime would refuse is made, to fail as written.
-    let valid = config_accepted(module, &b, &int_dims(&dims, 0), &int_dims(&dims, 3), Some(site.smem.into_int_value()));
-    let small = b.build_int_compare(IntPredicate::ULE, threads, i64t.const_int(threshold, false), "").unwrap();
-    let small = b.build_and(small, valid, "mine").unwrap();
-    let launching: Vec<BasicValueEnum<'c>> = launching_grid(module, &b);
-    let launching = product_capped(module, &b, &launching, grid_threads);
-    let busy = b.build_int_compare(IntPredicate::UGE, launching, i64t.const_int(grid_threads, false), "grid.large").unwrap();
-    let mask = warp_lanes(module, &b).into_int_value();
-    let whole = b.build_int_compare(IntPredicate::EQ, mask, i32t.const_all_ones(), "warp.whole").unwrap();
-    let whole = b.build_and(whole, busy, "").unwrap();
-    let mut call_args = child_arguments(module, site, &args, &b);
-    call_args.extend(dims.iter().copied());
-    call_args.push(small.into());
-    let then_end = site.launch.split_if_then(whole);
-    b.position_before(&then_end);
-    b.call(run, &call_args);
-    b.position_before(&site.launch);
-    let ran = b.build_and(small, whole, "").unwrap();
+    let valid = |b: &Builder<'c>| config_accepted(module, b, &int_dims(&dims, 0), &int_dims(&dims, 3), Some(site.smem.into_int_value()));
+    let ran = warp_runs(module, site, &args, &b, &dims, run, threshold, grid_threads, valid, None);
     // Not marked SERIAL_FALLBACK: in a small grid no child is run by its warp, every launch is made, and
     // those launches are not the large remainder that per-block scopes suit (aggregate.rs).
     let fallback = guarded_replace(module, entries, &fallback_site(module, site), &args, &b, ran, |_, _| {});
     retire_single_launch_stream(module, site);
     fallback
+}
+
+/// Calls `run` (a variant the whole warp runs) where all 32 lanes reach the launch together in a launching grid
+/// of at least `grid_threads` threads, each lane's child taken where it has at most `threshold` threads, the
+/// runtime would accept its configuration (`accepted`, asked after the count) and `also` holds. Returns where the
+/// lane's child ran.
+#[allow(clippy::too_many_arguments)]
+fn warp_runs<'c>(
+    module: &Module<'c>,
+    site: &LaunchSite<'c>,
+    args: &ArgValues<'c>,
+    b: &Builder<'c>,
+    dims: &[BasicValueEnum<'c>],
+    run: FunctionValue<'c>,
+    threshold: u64,
+    grid_threads: u64,
+    accepted: impl FnOnce(&Builder<'c>) -> IntValue<'c>,
+    also: Option<IntValue<'c>>,
+) -> IntValue<'c> {
+    let i64t = module.get_context().i64_type();
+    let threads = product_capped(module, b, dims, threshold);
+    let accepted = accepted(b);
+    let within = b.build_int_compare(IntPredicate::ULE, threads, i64t.const_int(threshold, false), "").unwrap();
+    let mine = b.build_and(within, accepted, "mine").unwrap();
+    let mine = match also {
+        Some(also) => b.build_and(mine, also, "warp.mine").unwrap(),
+        None => mine,
+    };
+    let whole = whole_warp_in_busy_grid(module, b, grid_threads);
+    let mut call_args = child_arguments(module, site, args, b);
+    call_args.extend(dims.iter().copied());
+    call_args.push(mine.into());
+    let then_end = site.launch.split_if_then(whole);
+    b.position_before(&then_end);
+    b.call(run, &call_args);
+    b.position_before(&site.launch);
+    b.build_and(mine, whole, "").unwrap()
+}
+
+/// Whether all 32 lanes of the warp are here together, in a launching grid of at least `grid_threads` threads.
+fn whole_warp_in_busy_grid<'c>(module: &Module<'c>, b: &Builder<'c>, grid_threads: u64) -> IntValue<'c> {
+    let cx = module.get_context();
+    let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+    let launching: Vec<BasicValueEnum<'c>> = launching_grid(module, b);
+    let launching = product_capped(module, b, &launching, grid_threads);
+    let busy = b.build_int_compare(IntPredicate::UGE, launching, i64t.const_int(grid_threads, false), "grid.large").unwrap();
+    let mask = warp_lanes(module, b).into_int_value();
+    let whole = b.build_int_compare(IntPredicate::EQ, mask, i32t.const_all_ones(), "warp.whole").unwrap();
+    b.build_and(whole, busy, "").unwrap()
 }
 
 /// Three of a launch's six dimensions (grid x, y, z, then block x, y, z) from `first`, as integers.

@@ -26,7 +26,7 @@
 //!
 //! Promotion with aggregation ([`run`] at `promote=aggregate`, KLAP section III-B, Fig. 5c;
 //! docs/promotion.md): the promoted form is the pool form `K__klap_pool(params..., ptr pool)`
-//! (child.rs: blockIdx reads 0, gridDim 1), and thread 0 of the host's entry launches a pool of
+//! (child/: blockIdx reads 0, gridDim 1), and thread 0 of the host's entry launches a pool of
 //! `promote_pool` links at once, one grid of that many blocks, with a record of one slot per link. Each
 //! block takes a logical index from the record's counter, waits for the release of the slot its
 //! predecessor fills (the runtime's `__klap_pool_enter`), and takes from it the parameters a link changes;
