@@ -115,7 +115,7 @@ class Dim:
 class Kernel:
     def __init__(self, name, work):
         self.name = name
-        self.work = work          # atomic sync warp stride count observe
+        self.work = work          # atomic sync warp reduce stride count observe
         self.params = []
         self.body = []
         self.max_block = 256      # most threads per block a launch of it may give
@@ -358,6 +358,13 @@ class Gen:
     def dim_block(self, env, child):
         r = self.r
         cap = min(child.max_block, 64 if child.group else 256)
+        if child.work == "reduce":
+            # Whole warps only: its reductions are over the whole warp.
+            options = [Dim("%d" % x, x) for x in (32, 64, 96, 128, 256) if x <= cap]
+            options.append(Dim("dim3(32, 2)", 32, 2, ndim=2))
+            if r.chance(0.25):
+                return Dim("32u * (1u + %s %% 3u)" % self.expr(env), 96)
+            return r.pick(options)
         options = []
         for x in (1, 7, 32, 33, 64, 96, 128, 256):
             if x <= cap:
@@ -537,7 +544,7 @@ class Gen:
         if work in ("atomic", "stride", "count", "observe") and self.r.chance(0.2):
             k.pre_return = self.r.pick(["g %% %du == %du" % (3 + self.r.below(5), self.r.below(3)),
                                         "(unsigned)in[g %% %du] %% 4u == 0u" % IN])
-        if work in ("sync", "warp") and self.r.chance(0.15):
+        if work in ("sync", "warp", "reduce") and self.r.chance(0.15):
             k.pre_return = "blockIdx.x == 1u"  # a whole block leaves: its barriers stay uniform
         return k
 
@@ -562,7 +569,7 @@ class Gen:
 
         leaves = []
         for _ in range(1 + r.below(3)):
-            work = r.weighted([("atomic", 4), ("sync", 2), ("warp", 1.5), ("stride", 1.5)])
+            work = r.weighted([("atomic", 4), ("sync", 2), ("warp", 1.5), ("reduce", 1.5), ("stride", 1.5)])
             leaves.append(self.kernel(self.fresh("leaf"), work))
         c.kernels += leaves
 
@@ -1207,6 +1214,26 @@ class Emitter:
             put(2, "if ((t & 31u) == 0)")
             put(3, "fz_put(out, fz_mix(((unsigned long long)sum << 32 | odd) ^ %du));" % k.salt)
             put(1, "}")
+        elif k.work == "reduce":
+            # Whole-warp reductions and a 64-bit shuffle tree, written by lane 0 alone: klap's reduced serial
+            # variant (KLAP321) where the launch allows it.
+            if k.pre_return:
+                put(1, "if (%s)" % k.pre_return)
+                put(2, "return;")
+            put(1, "{")
+            put(2, "const unsigned v = (unsigned)h;")
+            put(2, "const unsigned sum = __reduce_add_sync(0xffffffffu, v & 0xffffu);")
+            put(2, "const unsigned top = __reduce_max_sync(0xffffffffu, v >> 7);")
+            put(2, "const unsigned odd = __ballot_sync(0xffffffffu, (v >> 3) & 1u);")
+            put(2, "unsigned long long w = (h >> 20) * %du + 1u;" % (1 + 2 * (k.salt % 5)))
+            put(2, "for (int d = 16; d > 0; d /= 2)")
+            put(3, "w += __shfl_down_sync(0xffffffffu, w, d);")
+            put(2, "if (threadIdx.x % 32u == 0u) {")
+            put(3, "fz_put(out, fz_mix(((unsigned long long)sum << 32 | top) ^ odd ^ w ^ %du));" % k.salt)
+            put(3, "if (g == 0)")
+            put(4, "atomicAdd(&out[FZ_GRIDS], 1ull);")
+            put(2, "}")
+            put(1, "}")
 
     def kernel(self, k):
         ix = "_inl" if k.inline_index else ""
@@ -1214,8 +1241,9 @@ class Emitter:
         put(0, "__global__ %s {" % self.signature(k))
         put(1, "const unsigned long long g = fz_gtid%s();" % ix)
         put(1, "(void)in;")
-        put(1, "if (g == 0)")
-        put(2, "atomicAdd(&out[FZ_GRIDS], 1ull);")
+        if k.work != "reduce":  # a reduce kernel counts its grid in lane 0's code, after its reductions
+            put(1, "if (g == 0)")
+            put(2, "atomicAdd(&out[FZ_GRIDS], 1ull);")
         scal = [p for p in k.params if p.kind in ("u32", "i32", "i16", "i8", "depth", "rep", "extra", "len")]
         uexpr = "(unsigned)%s * %du + %du" % (scal[0].name, 1 + 2 * (k.salt % 7), k.salt % 97) if scal else \
             "%du" % (k.salt % 1000)

@@ -537,6 +537,20 @@ pub trait InstructionExt<'c>: Copy {
         };
         at_call || self.called_function().is_some_and(|f| f.accesses_no_memory())
     }
+    /// Whether a call writes no memory: a `memory` attribute without a write on the call or on its callee
+    /// (`memory(read)`, `memory(argmem: read)`, `memory(none)`).
+    fn call_only_reads_memory(self) -> bool {
+        let raw = self.this().as_value_ref();
+        // SAFETY: a dynamic type test, then the call's function attributes.
+        let at_call = unsafe {
+            if LLVMIsACallInst(raw).is_null() {
+                return false;
+            }
+            let a = LLVMGetCallSiteEnumAttribute(raw, inkwell::llvm_sys::LLVMAttributeFunctionIndex, kind_id("memory"));
+            !a.is_null() && writes_nothing(LLVMGetEnumAttributeValue(a))
+        };
+        at_call || self.called_function().is_some_and(|f| f.only_reads_memory())
+    }
     /// The assembly text of a call of inline assembly (`mov.u32 $0, %ctaid.x;`).
     fn inline_asm_text(self) -> Option<String> {
         if !self.calls_inline_asm() {
@@ -766,6 +780,10 @@ pub trait FunctionExt<'c>: Copy {
         // The `memory` attribute's value is LLVM's MemoryEffects encoding, in which 0 is none.
         self.this().get_enum_attribute(AttributeLoc::Function, kind_id("memory")).is_some_and(|a| a.get_enum_value() == 0)
     }
+    /// Whether the function writes no memory (its `memory` attribute has no write).
+    fn only_reads_memory(self) -> bool {
+        self.this().get_enum_attribute(AttributeLoc::Function, kind_id("memory")).is_some_and(|a| writes_nothing(a.get_enum_value()))
+    }
     /// Whether parameter `index` is `noalias` (a `__restrict__` pointer).
     fn param_noalias(self, index: u32) -> bool {
         self.this().get_enum_attribute(AttributeLoc::Param(index), kind_id("noalias")).is_some()
@@ -870,6 +888,11 @@ impl<'c> FunctionExt<'c> for FunctionValue<'c> {
 }
 
 /// The operands of each node of a module's named metadata `name` (a null pointer for a null operand).
+/// Whether a `memory` attribute's value (LLVM's MemoryEffects: two bits a location, 1 read, 2 write) has no write.
+fn writes_nothing(effects: u64) -> bool {
+    effects & 0xAAAA_AAAA_AAAA_AAAA == 0
+}
+
 fn named_metadata_operands(module: &Module, name: &str) -> Vec<Vec<LLVMValueRef>> {
     let m = module.as_mut_ptr();
     let name = c_string(name);

@@ -370,7 +370,7 @@ fn has_effect(inst: InstructionValue) -> bool {
         Store => !inst.operand(1).strip_casts().as_instruction().is_some_and(|a| a.get_opcode() == Alloca),
         AtomicRMW | AtomicCmpXchg | Fence | Invoke | CallBr => true,
         Load => inst.get_volatile().unwrap_or(true) || !inst.get_atomic_ordering().is_ok_and(|o| o == crate::llvm::AtomicOrdering::NotAtomic),
-        Call => !(inst.call_accesses_no_memory() || inst.is_lifetime_marker() || inst.called_function().is_some_and(|f| f.name().starts_with("llvm.dbg."))),
+        Call => !(inst.call_only_reads_memory() || inst.is_lifetime_marker() || inst.called_function().is_some_and(|f| f.name().starts_with("llvm.dbg."))),
         _ => false,
     }
 }
@@ -452,7 +452,7 @@ fn zero_means_lane0<'c>(v: BasicValueEnum<'c>, index: IndexOf<'_, 'c>, depth: u3
         return true;
     }
     let Some(i) = v.as_instruction() else { return false };
-    if depth == 0 {
+    if depth == 0 || i.get_num_operands() != 2 {
         return false;
     }
     let (a, b) = (i.operand(0), i.operand(1));
@@ -611,9 +611,11 @@ impl<'c> Evaluator<'_, 'c> {
         // the lane's own.
         let inst = match v.as_instruction() {
             Some(i) if self.chain.contains(&i) => i,
+            // Where it is more than a linear form or one bit range of one, it is a leaf too: its halves are then
+            // bit ranges of it.
             Some(i) if followed(i) => match self.follow(i, width, lane) {
-                Ok(s) => return Ok(s),
-                Err(_) => return Ok(self.leaf(v, width, lane)),
+                Ok(s) if s.windows.is_empty() || (s.plain.is_zero() && s.windows.len() == 1) => return Ok(s),
+                _ => return Ok(self.leaf(v, width, lane)),
             },
             _ => return Ok(self.leaf(v, width, lane)),
         };
