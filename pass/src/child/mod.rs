@@ -1145,9 +1145,10 @@ impl IndexRewrite {
 }
 
 /// The suffixes of the variants that run a child's threads in the calling thread, warp or block (thread,
-/// serial, warp-serial, warp-run and block variants, and the copies of the device functions they call).
-/// The middle three (`runs_child_grid`) loop over a child grid's threads.
-const THREAD_RUNNERS: [&str; 5] = ["__klap_thread", "__klap_serial", "__klap_warp_serial", "__klap_warp_run", "__klap_block"];
+/// serial, warp-serial, warp-run, reduced-serial, block, lane and lane-0 variants, and the copies of the device
+/// functions they call). The four from the second (`runs_child_grid`) loop over a child grid's threads.
+const THREAD_RUNNERS: [&str; 8] =
+    ["__klap_thread", "__klap_serial", "__klap_warp_serial", "__klap_warp_run", "__klap_reduced_serial", "__klap_block", "__klap_lane", "__klap_lane0"];
 
 /// Whether `function` is a variant that runs a child's threads itself: code that runs as often as the
 /// child's threads would, not once per launch.
@@ -1156,9 +1157,9 @@ pub fn runs_child_threads(function: FunctionValue) -> bool {
 }
 
 /// Whether `function` is a variant that runs every thread of a child grid, one after another or a warp at a
-/// time (serial, warp-serial and warp-run variants): a loop over the child's threads.
+/// time (serial, warp-serial, warp-run and reduced-serial variants): a loop over the child's threads.
 pub fn runs_child_grid(function: FunctionValue) -> bool {
-    is_variant_of_kind(function, &THREAD_RUNNERS[1..4])
+    is_variant_of_kind(function, &THREAD_RUNNERS[1..5])
 }
 
 /// Whether `function`'s name ends with one of the variant suffixes `kinds` (an `_in_bound` form included).
