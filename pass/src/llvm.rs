@@ -523,33 +523,27 @@ pub trait InstructionExt<'c>: Copy {
         // SAFETY: dynamic type tests on a call and its callee operand.
         unsafe { !LLVMIsACallInst(raw).is_null() && !LLVMIsAInlineAsm(LLVMGetCalledValue(raw)).is_null() }
     }
+    /// The `memory` attribute's value on a call instruction (LLVM's MemoryEffects), where it has one.
+    fn call_site_memory(self) -> Option<u64> {
+        let raw = self.this().as_value_ref();
+        // SAFETY: a dynamic type test, then the call's function attributes.
+        unsafe {
+            if LLVMIsACallInst(raw).is_null() {
+                return None;
+            }
+            let a = LLVMGetCallSiteEnumAttribute(raw, inkwell::llvm_sys::LLVMAttributeFunctionIndex, kind_id("memory"));
+            (!a.is_null()).then(|| LLVMGetEnumAttributeValue(a))
+        }
+    }
     /// Whether a call touches no memory: `memory(none)` on the call or on its callee (a pure intrinsic; inline
     /// assembly without side effects or a memory clobber, as clang marks it).
     fn call_accesses_no_memory(self) -> bool {
-        let raw = self.this().as_value_ref();
-        // SAFETY: a dynamic type test, then the call's function attributes.
-        let at_call = unsafe {
-            if LLVMIsACallInst(raw).is_null() {
-                return false;
-            }
-            let a = LLVMGetCallSiteEnumAttribute(raw, inkwell::llvm_sys::LLVMAttributeFunctionIndex, kind_id("memory"));
-            !a.is_null() && LLVMGetEnumAttributeValue(a) == 0
-        };
-        at_call || self.called_function().is_some_and(|f| f.accesses_no_memory())
+        self.call_site_memory() == Some(0) || self.called_function().is_some_and(|f| f.accesses_no_memory())
     }
     /// Whether a call writes no memory: a `memory` attribute without a write on the call or on its callee
     /// (`memory(read)`, `memory(argmem: read)`, `memory(none)`).
     fn call_only_reads_memory(self) -> bool {
-        let raw = self.this().as_value_ref();
-        // SAFETY: a dynamic type test, then the call's function attributes.
-        let at_call = unsafe {
-            if LLVMIsACallInst(raw).is_null() {
-                return false;
-            }
-            let a = LLVMGetCallSiteEnumAttribute(raw, inkwell::llvm_sys::LLVMAttributeFunctionIndex, kind_id("memory"));
-            !a.is_null() && writes_nothing(LLVMGetEnumAttributeValue(a))
-        };
-        at_call || self.called_function().is_some_and(|f| f.only_reads_memory())
+        self.call_site_memory().is_some_and(writes_nothing) || self.called_function().is_some_and(|f| f.only_reads_memory())
     }
     /// The assembly text of a call of inline assembly (`mov.u32 $0, %ctaid.x;`).
     fn inline_asm_text(self) -> Option<String> {

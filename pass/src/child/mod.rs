@@ -452,6 +452,16 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         guard(kernel).map(|g| (g.bound, g.signed))
     }
 
+    /// The variant of `kernel` of this kind, built by `build` the first time it is asked for.
+    fn cached(&mut self, kernel: FunctionValue<'c>, kind: VariantKind, build: impl FnOnce(&mut Self) -> Variant<'c>) -> FunctionValue<'c> {
+        let key = (kernel, kind);
+        if !self.variants.contains_key(&key) {
+            let v = build(self);
+            self.variants.insert(key, v);
+        }
+        self.variants[&key].function
+    }
+
     /// `kernel` and every function its calls may reach.
     pub fn reachable(&self, kernel: FunctionValue<'c>) -> Vec<FunctionValue<'c>> {
         self.calls.reachable_from(kernel)
@@ -459,34 +469,22 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
     /// The code of one thread of `kernel` as a device function (callers check [`Self::runs_alone`]).
     pub fn thread(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
-        let key = (kernel, VariantKind::Thread);
-        if !self.variants.contains_key(&key) {
-            let v = self.build_thread(kernel);
-            self.variants.insert(key, v);
-        }
-        self.variants[&key].function
+        self.cached(kernel, VariantKind::Thread, |this| this.build_thread(kernel))
     }
 
     /// `K__klap_promoted(params..., ptr slot)`: a kernel with `kernel`'s code, as yet unchanged.
     pub fn promoted(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
-        let key = (kernel, VariantKind::Promoted);
-        if !self.variants.contains_key(&key) {
-            let v = self.build_promoted(kernel);
-            self.variants.insert(key, v);
-        }
-        self.variants[&key].function
+        self.cached(kernel, VariantKind::Promoted, |this| this.build_promoted(kernel))
     }
 
     /// `K__klap_pool(params..., ptr pool)`: `kernel`'s code as one link of a pool of promoted links
     /// (callers check [`unremappable_index_read`] first): its blockIdx reads give 0, its gridDim reads 1.
     pub fn pool(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
-        let key = (kernel, VariantKind::Pool);
-        if !self.variants.contains_key(&key) {
-            let v = self.build_with_extra_pointer(kernel, "__klap_pool", "klap.pool");
-            self.rewrite_index_reads(v.function, IndexRewrite::OneBlock);
-            self.variants.insert(key, v);
-        }
-        self.variants[&key].function
+        self.cached(kernel, VariantKind::Pool, |this| {
+            let v = this.build_with_extra_pointer(kernel, "__klap_pool", "klap.pool");
+            this.rewrite_index_reads(v.function, IndexRewrite::OneBlock);
+            v
+        })
     }
 
     fn build_promoted(&mut self, kernel: FunctionValue<'c>) -> Variant<'c> {
@@ -520,28 +518,24 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
     /// Every thread of a grid of `kernel`, one after another, as a device function.
     pub fn serial(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
-        let key = (kernel, VariantKind::Serial);
-        if !self.variants.contains_key(&key) {
-            let thread = self.thread(kernel);
-            let v = self.build_serial(kernel, thread, "__klap_serial");
-            self.variants.insert(key, v);
-        }
-        self.variants[&key].function
+        self.cached(kernel, VariantKind::Serial, |this| {
+            let thread = this.thread(kernel);
+            this.build_serial(kernel, thread, "__klap_serial")
+        })
     }
 
     /// [`Self::serial`] for a `limit` that is the child's guard bound (callers check [`Self::guard_bound`]):
     /// every thread it runs is below the bound, so its thread's code skips the guard's test.
     pub fn serial_in_bound(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
-        let key = (kernel, VariantKind::SerialInBound);
-        if !self.variants.contains_key(&key) {
-            let thread = self.build_one_thread(kernel, "__klap_thread_in_bound", &[]).function;
+        self.cached(kernel, VariantKind::SerialInBound, |this| {
+            let thread = this.build_one_thread(kernel, "__klap_thread_in_bound", &[]).function;
             let guard = guard(kernel).expect("callers check guard_bound");
             // The clone's first block after its entry is the kernel's entry, ending in the guard's branch.
             let test = thread.get_basic_blocks()[1].get_terminator().expect("a cloned entry block");
             let Some(crate::llvm::Operand::Block(working)) = test.get_operand(guard.working) else {
                 unreachable!("the guard's branch has two successors")
             };
-            let b = self.module.get_context().create_builder();
+            let b = this.module.get_context().create_builder();
             b.position_before(&test);
             b.build_unconditional_branch(working).expect("builder positioned");
             let condition = test.operand(0).instruction_of(InstructionOpcode::ICmp);
@@ -549,10 +543,8 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             if let Some(c) = condition.filter(|c| c.get_first_use().is_none()) {
                 c.erase();
             }
-            let v = self.build_serial(kernel, thread, "__klap_serial_in_bound");
-            self.variants.insert(key, v);
-        }
-        self.variants[&key].function
+            this.build_serial(kernel, thread, "__klap_serial_in_bound")
+        })
     }
 
     /// `K__klap_warp_serial`, with [`Self::serial`]'s parameters: the serialized children of the lanes of a
@@ -566,13 +558,10 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         if !Self::shufflable(kernel) {
             return None;
         }
-        let key = (kernel, VariantKind::WarpSerial);
-        if !self.variants.contains_key(&key) {
-            let thread = self.thread(kernel);
-            let v = self.build_warp_serial(kernel, thread, bits.clamp(1, 31));
-            self.variants.insert(key, v);
-        }
-        Some(self.variants[&key].function)
+        Some(self.cached(kernel, VariantKind::WarpSerial, |this| {
+            let thread = this.thread(kernel);
+            this.build_warp_serial(kernel, thread, bits.clamp(1, 31))
+        }))
     }
 
     fn build_warp_serial(&mut self, kernel: FunctionValue<'c>, thread: FunctionValue<'c>, bits: u32) -> Variant<'c> {
@@ -671,13 +660,10 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         if !Self::warp_runnable_params(kernel) {
             return None;
         }
-        let key = (kernel, VariantKind::WarpRun);
-        if !self.variants.contains_key(&key) {
-            let thread = self.thread(kernel);
-            let v = self.build_warp_run(kernel, thread);
-            self.variants.insert(key, v);
-        }
-        Some(self.variants[&key].function)
+        Some(self.cached(kernel, VariantKind::WarpRun, |this| {
+            let thread = this.thread(kernel);
+            this.build_warp_run(kernel, thread)
+        }))
     }
 
     fn build_warp_run(&mut self, kernel: FunctionValue<'c>, thread: FunctionValue<'c>) -> Variant<'c> {
@@ -861,12 +847,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// threads (callers check [`Self::block_runnable`]). Built from the kernel as it is when first asked
     /// for: block reuse asks before it changes any kernel.
     pub fn block(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
-        let key = (kernel, VariantKind::Block);
-        if !self.variants.contains_key(&key) {
-            let v = self.build_block(kernel);
-            self.variants.insert(key, v);
-        }
-        self.variants[&key].function
+        self.cached(kernel, VariantKind::Block, |this| this.build_block(kernel))
     }
 
     fn build_block(&mut self, kernel: FunctionValue<'c>) -> Variant<'c> {

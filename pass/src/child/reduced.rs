@@ -55,13 +55,10 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// in as it comes, then lane 0's code after the reductions once, with the folds. Takes no guard limit
     /// (every thread of a warp takes part in its reductions).
     pub fn reduced_serial(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
-        let key = (kernel, VariantKind::ReducedSerial);
-        if !self.variants.contains_key(&key) {
-            let parts = self.reduced_parts(kernel);
-            let v = self.build_reduced_serial(kernel, &parts);
-            self.variants.insert(key, v);
-        }
-        self.variants[&key].function
+        self.cached(kernel, VariantKind::ReducedSerial, |this| {
+            let parts = this.reduced_parts(kernel);
+            this.build_reduced_serial(kernel, &parts)
+        })
     }
 
     /// A copy of `kernel`'s thread code (with `extra` parameters) and its reduction plan there.
