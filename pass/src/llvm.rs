@@ -881,12 +881,12 @@ impl<'c> FunctionExt<'c> for FunctionValue<'c> {
     }
 }
 
-/// The operands of each node of a module's named metadata `name` (a null pointer for a null operand).
 /// Whether a `memory` attribute's value (LLVM's MemoryEffects: two bits a location, 1 read, 2 write) has no write.
 fn writes_nothing(effects: u64) -> bool {
     effects & 0xAAAA_AAAA_AAAA_AAAA == 0
 }
 
+/// The operands of each node of a module's named metadata `name` (a null pointer for a null operand).
 fn named_metadata_operands(module: &Module, name: &str) -> Vec<Vec<LLVMValueRef>> {
     let m = module.as_mut_ptr();
     let name = c_string(name);

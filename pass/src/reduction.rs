@@ -20,7 +20,7 @@
 //!
 //! Where the code does anything else the analysis says what and the launch is left to the other policies.
 
-use crate::llvm::{AnyValue, BasicBlock, BasicValueEnum, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, ValueExt};
+use crate::llvm::{BasicBlock, BasicValueEnum, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, ValueExt};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How a whole-warp reduction folds its lanes' values; each lane gets the fold of all 32.
@@ -186,7 +186,7 @@ pub fn plan<'c>(f: FunctionValue<'c>, index: IndexOf<'_, 'c>) -> Result<Plan<'c>
             }
             collectives.push(inst);
             shuffles.insert(inst, Shuffle { mode, b: b as u32, c: c as u32 });
-        } else if name.starts_with("llvm.nvvm.") && collective_name(&name) {
+        } else if thread_collective(&name).is_some() {
             return Err(format!("it calls {name}, which is not a whole-warp reduction or integer shuffle"));
         }
     }
@@ -228,14 +228,14 @@ pub fn plan<'c>(f: FunctionValue<'c>, index: IndexOf<'_, 'c>) -> Result<Plan<'c>
             }
             if has_effect(inst) {
                 let when = if past_last { "after its warp reductions where the lane may be other than 0" } else { "before its warp reductions are done" };
-                return Err(format!("it writes memory or synchronizes {when} ({})", show(inst)));
+                return Err(format!("it writes memory or synchronizes {when} ({})", inst.ir()));
             }
             let is_end = *b == block && inst.is_terminator();
             if !is_end && depends.contains(&inst) && !harmless(inst) {
-                return Err(format!("{} uses a warp collective's result before the last one", show(inst)));
+                return Err(format!("{} uses a warp collective's result before the last one", inst.ir()));
             }
             if !is_end && inst.is_terminator() && (0..inst.get_num_operands()).filter_map(|k| inst.value_operand(k)).any(|v| v.as_instruction().is_some_and(|i| depends.contains(&i))) {
-                return Err(format!("it branches on a warp collective's result before the last one ({})", show(inst)));
+                return Err(format!("it branches on a warp collective's result before the last one ({})", inst.ir()));
             }
         }
     }
@@ -267,7 +267,7 @@ pub fn plan<'c>(f: FunctionValue<'c>, index: IndexOf<'_, 'c>) -> Result<Plan<'c>
     for b in &after {
         for inst in instructions(*b) {
             if has_effect(inst) && !lane0.contains(b) {
-                return Err(format!("it writes memory or synchronizes after its warp reductions where the lane may be other than 0 ({})", show(inst)));
+                return Err(format!("it writes memory or synchronizes after its warp reductions where the lane may be other than 0 ({})", inst.ir()));
             }
         }
     }
@@ -282,7 +282,7 @@ pub fn plan<'c>(f: FunctionValue<'c>, index: IndexOf<'_, 'c>) -> Result<Plan<'c>
         }
         for u in &outside {
             if u.get_opcode() == InstructionOpcode::Phi || !lane0.contains(&u.block()) {
-                return Err(format!("{} uses a shuffle's result where the lane may be other than 0", show(*u)));
+                return Err(format!("{} uses a shuffle's result where the lane may be other than 0", u.ir()));
             }
         }
         let sym = eval.at(c.result(), 0)?;
@@ -306,22 +306,44 @@ pub fn plan<'c>(f: FunctionValue<'c>, index: IndexOf<'_, 'c>) -> Result<Plan<'c>
     Ok(Plan { block, inputs, reductions: folded, exits, chain: chain_order })
 }
 
-/// An instruction as it reads in IR.
-fn show(inst: InstructionValue) -> String {
-    inst.print_to_string().to_string().trim().to_string()
-}
-
 /// Arithmetic that is defined whatever its operands (a collective's result taken as 0 in the lanes' loop).
 fn harmless(inst: InstructionValue) -> bool {
     use InstructionOpcode::*;
     matches!(inst.get_opcode(), Add | Sub | Mul | Shl | LShr | AShr | And | Or | Xor | Trunc | ZExt | SExt | ICmp | Select | Phi | Freeze | BitCast)
 }
 
-/// Whether `name` is a call that talks to other lanes or reads a lane's identity.
-fn collective_name(name: &str) -> bool {
-    ["llvm.nvvm.shfl.", "llvm.nvvm.vote.", "llvm.nvvm.match.", "llvm.nvvm.redux.", "llvm.nvvm.activemask", "llvm.nvvm.read.ptx.sreg.lane", "llvm.nvvm.read.ptx.sreg.warpid", "llvm.nvvm.bar"]
-        .iter()
-        .any(|p| name.starts_with(p))
+/// What a call does that needs the other threads of a block or warp (a barrier, a warp collective, a
+/// lane's identity), by the callee's name; None for anything else.
+pub fn thread_collective(callee: &str) -> Option<&'static str> {
+    const COLLECTIVES: [(&str, &str); 10] = [
+        ("llvm.nvvm.barrier", "waits at a barrier"),
+        ("llvm.nvvm.bar.", "waits at a barrier"),
+        ("llvm.nvvm.shfl.", "exchanges values within a warp"),
+        ("llvm.nvvm.vote.", "votes within a warp"),
+        ("llvm.nvvm.match.", "matches values within a warp"),
+        ("llvm.nvvm.redux.", "reduces within a warp"),
+        ("llvm.nvvm.activemask", "asks which lanes of its warp are active"),
+        ("llvm.nvvm.read.ptx.sreg.laneid", "reads its lane number"),
+        ("llvm.nvvm.read.ptx.sreg.warpid", "reads its warp number"),
+        ("llvm.nvvm.read.ptx.sreg.lanemask", "reads a lane mask"),
+    ];
+    COLLECTIVES.iter().find(|(prefix, _)| callee.starts_with(prefix)).map(|(_, what)| *what)
+}
+
+/// Whether a call needs only the other lanes of its warp: a warp collective or a lane's identity (not
+/// its warp's number, which is the hardware's and no child's).
+pub fn within_warp(callee: &str) -> bool {
+    const WARP: [&str; 8] = [
+        "llvm.nvvm.shfl.",
+        "llvm.nvvm.vote.",
+        "llvm.nvvm.match.",
+        "llvm.nvvm.redux.",
+        "llvm.nvvm.activemask",
+        "llvm.nvvm.read.ptx.sreg.laneid",
+        "llvm.nvvm.read.ptx.sreg.lanemask",
+        "llvm.nvvm.bar.warp.sync",
+    ];
+    WARP.iter().any(|prefix| callee.starts_with(prefix))
 }
 
 fn instructions(b: BasicBlock) -> Vec<InstructionValue> {

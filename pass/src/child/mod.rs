@@ -57,6 +57,7 @@ use crate::llvm::{
     AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionValue,
     InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt, ValueExt, SHARED_SPACE,
 };
+use crate::reduction::{thread_collective, within_warp};
 use crate::runtime::{is_runtime_function, IndexRegister, Runtime, RuntimeFn, UNIFORM_RECORDS};
 use crate::site::abi::{classify_entry, EntryKind};
 use crate::site::ops::entry_alloca;
@@ -219,8 +220,6 @@ pub struct ChildVariants<'a, 'c> {
     /// Copies of device functions whose blockIdx reads give 0 and gridDim reads 1 (pool variants).
     one_block: HashMap<FunctionValue<'c>, FunctionValue<'c>>,
     variants: HashMap<(FunctionValue<'c>, VariantKind), Variant<'c>>,
-    /// The lane and lane-0 functions of children whose warps one thread runs, reductions folded.
-    reduced: HashMap<FunctionValue<'c>, reduced::Parts<'c>>,
 }
 
 impl<'a, 'c> ChildVariants<'a, 'c> {
@@ -239,7 +238,6 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             with_indices: HashMap::new(),
             one_block: HashMap::new(),
             variants: HashMap::new(),
-            reduced: HashMap::new(),
         }
     }
 
@@ -567,13 +565,15 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     fn build_warp_serial(&mut self, kernel: FunctionValue<'c>, thread: FunctionValue<'c>, bits: u32) -> Variant<'c> {
         let module = self.module;
         let cx = module.get_context();
-        let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+        let (i1t, i32t, i64t) = (cx.bool_type(), cx.i32_type(), cx.i64_type());
         let n = kernel.count_params() as usize;
         let f = warp_variant_function(module, kernel, "__klap_warp_serial", i64t.into());
         let intrinsic = |name: &str, ty: crate::llvm::FunctionType<'c>| module.get_or_declare(name, ty);
         let lanemask_lt = intrinsic("llvm.nvvm.read.ptx.sreg.lanemask.lt", i32t.fn_type(&[], false));
+        let ballot = intrinsic("llvm.nvvm.vote.ballot.sync", i32t.fn_type(&[i32t.into(), i1t.into()], false));
         let shfl = intrinsic("llvm.nvvm.shfl.sync.idx.i32", i32t.fn_type(&[i32t.into(), i32t.into(), i32t.into(), i32t.into()], false));
         let popc = intrinsic("llvm.ctpop.i32", i32t.fn_type(&[i32t.into()], false));
+        let ctlz = intrinsic("llvm.ctlz.i32", i32t.fn_type(&[i32t.into(), i1t.into()], false));
         let p: Vec<BasicValueEnum<'c>> = f.get_params();
         let entry = cx.append_basic_block(f, "entry");
         let head = cx.append_basic_block(f, "items");
@@ -600,20 +600,68 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         sync_warp_lanes(module, &b, mask);
         let mask = mask.into_int_value();
         let below = call(&b, lanemask_lt, &[]);
-        let shares = Shares::new(module, &b, mask, count, bits);
+        // One ballot per bit of the counts: the sum over any set of lanes is the bits' popcounts, weighted.
+        let slices: Vec<IntValue<'c>> = (0..bits)
+            .map(|k| {
+                let bit = b.build_and(b.build_right_shift(count, c32(k as u64), false, "").unwrap(), c32(1), "").unwrap();
+                let set = b.build_int_compare(IntPredicate::NE, bit, c32(0), "").unwrap();
+                call(&b, ballot, &[mask.into(), set.into()])
+            })
+            .collect();
+        let working = {
+            let nonzero = b.build_int_compare(IntPredicate::NE, count, c32(0), "").unwrap();
+            call(&b, ballot, &[mask.into(), nonzero.into()])
+        };
+        // The sum of the counts of the lanes in `lanes`.
+        let sum_over = |b: &Builder<'c>, lanes: IntValue<'c>| {
+            let mut total = c32(0);
+            for (k, slice) in slices.iter().enumerate() {
+                let part = b.build_and(*slice, lanes, "").unwrap();
+                let ones = call(b, popc, &[part.into()]);
+                total = b.build_int_add(total, b.build_left_shift(ones, c32(k as u64), "").unwrap(), "").unwrap();
+            }
+            total
+        };
+        let total = sum_over(&b, i32t.const_all_ones());
         let lanes = call(&b, popc, &[mask.into()]);
         let rank = call(&b, popc, &[b.build_and(mask, below, "").unwrap().into()]);
         b.build_unconditional_branch(head).unwrap();
 
         b.position_at_end(head);
         let base = b.build_phi(i32t, "base").unwrap();
-        let more = b.build_int_compare(IntPredicate::ULT, base.as_basic_value().into_int_value(), shares.total, "").unwrap();
+        let more = b.build_int_compare(IntPredicate::ULT, base.as_basic_value().into_int_value(), total, "").unwrap();
         b.build_conditional_branch(more, item, exit).unwrap();
 
         b.position_at_end(item);
         let k = b.build_int_add(base.as_basic_value().into_int_value(), rank, "k").unwrap();
-        let valid = b.build_int_compare(IntPredicate::ULT, k, shares.total, "").unwrap();
-        let (owner, t) = shares.owner(module, &b, k, valid);
+        let valid = b.build_int_compare(IntPredicate::ULT, k, total, "").unwrap();
+        // Lanes below j (bits 0..j-1): all ones shifted right by 32 - j, for j in 1..=31.
+        let lanes_below = |b: &Builder<'c>, j: IntValue<'c>| {
+            let shift = b.build_int_sub(c32(32), j, "").unwrap();
+            b.build_right_shift(i32t.const_all_ones(), shift, false, "").unwrap()
+        };
+        // The last lane j whose children's threads before it (the sum over lanes below j) are at most k.
+        let mut j = c32(0);
+        for step in [16u64, 8, 4, 2, 1] {
+            let candidate = b.build_int_add(j, c32(step), "").unwrap();
+            let before = sum_over(&b, lanes_below(&b, candidate));
+            let fits = b.build_int_compare(IntPredicate::ULE, before, k, "").unwrap();
+            j = b.build_select(fits, candidate, j, "").unwrap().into_int_value();
+        }
+        // Its owner: the last working lane at or below j (lanes at or below j: all ones shifted right by 31 - j).
+        let upto = b.build_right_shift(i32t.const_all_ones(), b.build_int_sub(c32(31), j, "").unwrap(), false, "").unwrap();
+        let candidates = b.build_and(working, upto, "").unwrap();
+        let zeros = call(&b, ctlz, &[candidates.into(), i1t.const_zero().into()]);
+        let found = b.build_int_sub(c32(31), zeros, "").unwrap();
+        let own = call(&b, intrinsic("llvm.nvvm.read.ptx.sreg.laneid", i32t.fn_type(&[], false)), &[]);
+        let owner = b.build_select(valid, found, own, "owner").unwrap().into_int_value();
+        let owner_before = {
+            let zero_owner = b.build_int_compare(IntPredicate::EQ, owner, c32(0), "").unwrap();
+            let below_owner = lanes_below(&b, owner);
+            let lanes = b.build_select(zero_owner, c32(0), below_owner, "").unwrap().into_int_value();
+            sum_over(&b, lanes)
+        };
+        let t = b.build_int_sub(k, owner_before, "t").unwrap();
         // The owner's arguments, every lane of the mask taking part in each shuffle.
         let take = |b: &Builder<'c>, v: BasicValueEnum<'c>| -> BasicValueEnum<'c> { shuffle(module, b, shfl, mask, owner, v) };
         let args: Vec<BasicValueEnum<'c>> = p[..n + 6].iter().map(|v| take(&b, *v)).collect();
@@ -669,111 +717,29 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     fn build_warp_run(&mut self, kernel: FunctionValue<'c>, thread: FunctionValue<'c>) -> Variant<'c> {
         let module = self.module;
         let cx = module.get_context();
-        let i32t = cx.i32_type();
-        let n = kernel.count_params() as usize;
-        let c32 = |v: u64| i32t.const_int(v, false);
-        let all = i32t.const_all_ones();
-        let mut call_block = None;
-        let f = self.build_owner_loop(kernel, "__klap_warp_run", |b, f, args, lane| {
-            let block_of = |name: &str| cx.append_basic_block(f, name);
-            let (blocks, warps, run, flat, shaped, call, next, block_done, child_done) = (
-                block_of("blocks"),
-                block_of("warps"),
-                block_of("run"),
-                block_of("run.flat"),
-                block_of("run.shaped"),
-                block_of("call"),
-                block_of("next"),
-                block_of("block.done"),
-                block_of("child.done"),
-            );
-            call_block = Some(call);
-            let dim = |i: usize| args[n + i].into_int_value();
-            let grid = [dim(0), dim(1), dim(2)];
-            let block = [dim(3), dim(4), dim(5)];
-            let threads = product3(b, block);
-            let warps_per_block = b.build_int_unsigned_div(b.build_int_add(threads, c32(31), "").unwrap(), c32(32), "").unwrap();
-            let blocks_total = product3(b, grid);
-            let one_d = one_dimensional(b, block);
-            let child_end = b.get_insert_block().unwrap();
-            b.build_unconditional_branch(blocks).unwrap();
-
-            // The child's blocks in x-fastest order, counted like an odometer.
-            b.position_at_end(blocks);
-            let done_blocks = b.build_phi(i32t, "block.count").unwrap();
-            let (ctaid_phis, ctaid) = index_phis(b, "ctaid");
-            let more_blocks = b.build_int_compare(IntPredicate::ULT, done_blocks.as_basic_value().into_int_value(), blocks_total, "").unwrap();
-            b.build_conditional_branch(more_blocks, warps, child_done).unwrap();
-
-            // A block's warps; lane l plays thread 32 w + l where the block has it.
-            let (warp, warp_v) = b.count_below(warps, warps_per_block, "warp", run, block_done);
-
-            b.position_at_end(run);
-            let t = b.build_int_add(b.build_int_mul(warp_v, c32(32), "").unwrap(), lane, "t").unwrap();
-            let has = b.build_int_compare(IntPredicate::ULT, t, threads, "").unwrap();
-            let split = cx.append_basic_block(f, "run.split");
-            b.build_conditional_branch(has, split, next).unwrap();
-            b.position_at_end(split);
-            b.build_conditional_branch(one_d, flat, shaped).unwrap();
-            b.position_at_end(flat);
-            b.build_unconditional_branch(call).unwrap();
-            b.position_at_end(shaped);
-            let tid_shaped = split_index(b, t, block);
-            b.build_unconditional_branch(call).unwrap();
-            b.position_at_end(call);
-            let tid: [IntValue<'c>; 3] = std::array::from_fn(|d| {
-                let phi = b.build_phi(i32t, ["tid.x", "tid.y", "tid.z"][d]).unwrap();
-                let plain = if d == 0 { t } else { c32(0) };
-                phi.add_incoming(&[(&plain, flat), (&tid_shaped[d], shaped)]);
-                phi.as_basic_value().into_int_value()
-            });
-            b.call(thread, &thread_arguments(&args[..n], tid, block, ctaid, grid));
-            b.build_unconditional_branch(next).unwrap();
-
-            // The child's warp ends together, as a warp of its own would, before the next one starts.
-            b.position_at_end(next);
-            sync_warp_lanes(module, b, all.into());
-            let warp_next = b.build_int_add(warp_v, c32(1), "").unwrap();
-            b.build_unconditional_branch(warps).unwrap();
-            warp.add_incoming(&[(&c32(0), blocks), (&warp_next, next)]);
-
-            b.position_at_end(block_done);
-            let ctaid_next = next_index(b, ctaid, grid);
-            let blocks_next = b.build_int_add(done_blocks.as_basic_value().into_int_value(), c32(1), "").unwrap();
-            b.build_unconditional_branch(blocks).unwrap();
-            done_blocks.add_incoming(&[(&c32(0), child_end), (&blocks_next, block_done)]);
-            for d in 0..3 {
-                ctaid_phis[d].add_incoming(&[(&c32(0), child_end), (&ctaid_next[d], block_done)]);
-            }
-            b.position_at_end(child_done);
-        });
-        let body_start = call_block.unwrap().get_first_instruction().unwrap();
-        Variant::unaggregated(f, body_start, 0)
-    }
-
-    /// A variant the whole warp runs, `K<suffix>(params..., the six dimensions, i1 mine)`: the lanes whose last
-    /// argument is true own a child; the warp takes the owners in turn, lowest lane first, and shuffles each
-    /// owner's arguments and configuration to every lane (a by-value parameter's bytes into a copy of each
-    /// lane's). `body` emits the run of the owner's child at the builder, given those and the lane's number,
-    /// and leaves the builder in an open block where that run is done for this lane.
-    fn build_owner_loop(
-        &self,
-        kernel: FunctionValue<'c>,
-        suffix: &str,
-        body: impl FnOnce(&Builder<'c>, FunctionValue<'c>, &[BasicValueEnum<'c>], IntValue<'c>),
-    ) -> FunctionValue<'c> {
-        let module = self.module;
-        let cx = module.get_context();
         let (i1t, i32t) = (cx.bool_type(), cx.i32_type());
         let n = kernel.count_params() as usize;
-        let f = warp_variant_function(module, kernel, suffix, i1t.into());
+        let f = warp_variant_function(module, kernel, "__klap_warp_run", i1t.into());
         let intrinsic = |name: &str, ty: crate::llvm::FunctionType<'c>| module.get_or_declare(name, ty);
         let ballot = intrinsic("llvm.nvvm.vote.ballot.sync", i32t.fn_type(&[i32t.into(), i1t.into()], false));
         let shfl = intrinsic("llvm.nvvm.shfl.sync.idx.i32", i32t.fn_type(&[i32t.into(), i32t.into(), i32t.into(), i32t.into()], false));
         let cttz = intrinsic("llvm.cttz.i32", i32t.fn_type(&[i32t.into(), i1t.into()], false));
         let laneid = intrinsic("llvm.nvvm.read.ptx.sreg.laneid", i32t.fn_type(&[], false));
         let p: Vec<BasicValueEnum<'c>> = f.get_params();
-        let (entry, children, child) = (cx.append_basic_block(f, "entry"), cx.append_basic_block(f, "children"), cx.append_basic_block(f, "child"));
+        let block_of = |name: &str| cx.append_basic_block(f, name);
+        let (entry, children, child, blocks, warps, run, flat, shaped, call, next) = (
+            block_of("entry"),
+            block_of("children"),
+            block_of("child"),
+            block_of("blocks"),
+            block_of("warps"),
+            block_of("run"),
+            block_of("run.flat"),
+            block_of("run.shaped"),
+            block_of("call"),
+            block_of("next"),
+        );
+        let (block_done, child_done, exit) = (block_of("block.done"), block_of("child.done"), block_of("exit"));
         let b = cx.create_builder();
         let c32 = |v: u64| i32t.const_int(v, false);
         let all = i32t.const_all_ones();
@@ -793,7 +759,6 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         let left = b.build_phi(i32t, "left").unwrap();
         let left_v = left.as_basic_value().into_int_value();
         let any = b.build_int_compare(IntPredicate::NE, left_v, c32(0), "").unwrap();
-        let exit = cx.append_basic_block(f, "exit");
         b.build_conditional_branch(any, child, exit).unwrap();
 
         b.position_at_end(child);
@@ -809,16 +774,74 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
                 None => shuffle(module, &b, shfl, all, owner, *v),
             })
             .collect();
-        body(&b, f, &args, lane);
-        let child_done = b.get_insert_block().unwrap();
+        let dim = |i: usize| args[n + i].into_int_value();
+        let grid = [dim(0), dim(1), dim(2)];
+        let block = [dim(3), dim(4), dim(5)];
+        let threads = product3(&b, block);
+        let warps_per_block = b.build_int_unsigned_div(b.build_int_add(threads, c32(31), "").unwrap(), c32(32), "").unwrap();
+        let blocks_total = product3(&b, grid);
+        let one_d = one_dimensional(&b, block);
+        let child_end = b.get_insert_block().unwrap();
+        b.build_unconditional_branch(blocks).unwrap();
+
+        // The child's blocks in x-fastest order, counted like an odometer.
+        b.position_at_end(blocks);
+        let done_blocks = b.build_phi(i32t, "block.count").unwrap();
+        let ctaid_phis: Vec<_> = ["ctaid.x", "ctaid.y", "ctaid.z"].iter().map(|name| b.build_phi(i32t, name).unwrap()).collect();
+        let ctaid: [IntValue<'c>; 3] = std::array::from_fn(|d| ctaid_phis[d].as_basic_value().into_int_value());
+        let more_blocks = b.build_int_compare(IntPredicate::ULT, done_blocks.as_basic_value().into_int_value(), blocks_total, "").unwrap();
+        b.build_conditional_branch(more_blocks, warps, child_done).unwrap();
+
+        // A block's warps; lane l plays thread 32 w + l where the block has it.
+        let (warp, warp_v) = b.count_below(warps, warps_per_block, "warp", run, block_done);
+
+        b.position_at_end(run);
+        let t = b.build_int_add(b.build_int_mul(warp_v, c32(32), "").unwrap(), lane, "t").unwrap();
+        let has = b.build_int_compare(IntPredicate::ULT, t, threads, "").unwrap();
+        let split = cx.append_basic_block(f, "run.split");
+        b.build_conditional_branch(has, split, next).unwrap();
+        b.position_at_end(split);
+        b.build_conditional_branch(one_d, flat, shaped).unwrap();
+        b.position_at_end(flat);
+        b.build_unconditional_branch(call).unwrap();
+        b.position_at_end(shaped);
+        let tid_shaped = split_index(&b, t, block);
+        b.build_unconditional_branch(call).unwrap();
+        b.position_at_end(call);
+        let tid: [IntValue<'c>; 3] = std::array::from_fn(|d| {
+            let phi = b.build_phi(i32t, ["tid.x", "tid.y", "tid.z"][d]).unwrap();
+            let plain = if d == 0 { t } else { c32(0) };
+            phi.add_incoming(&[(&plain, flat), (&tid_shaped[d], shaped)]);
+            phi.as_basic_value().into_int_value()
+        });
+        b.call(thread, &thread_arguments(&args[..n], tid, block, ctaid, grid));
+        b.build_unconditional_branch(next).unwrap();
+
+        // The child's warp ends together, as a warp of its own would, before the next one starts.
+        b.position_at_end(next);
+        sync_warp_lanes(module, &b, all.into());
+        let warp_next = b.build_int_add(warp_v, c32(1), "").unwrap();
+        b.build_unconditional_branch(warps).unwrap();
+        warp.add_incoming(&[(&c32(0), blocks), (&warp_next, next)]);
+
+        b.position_at_end(block_done);
+        let ctaid_next = next_index(&b, ctaid, grid);
+        let blocks_next = b.build_int_add(done_blocks.as_basic_value().into_int_value(), c32(1), "").unwrap();
+        b.build_unconditional_branch(blocks).unwrap();
+        done_blocks.add_incoming(&[(&c32(0), child_end), (&blocks_next, block_done)]);
+        for d in 0..3 {
+            ctaid_phis[d].add_incoming(&[(&c32(0), child_end), (&ctaid_next[d], block_done)]);
+        }
+
+        b.position_at_end(child_done);
         let left_next = b.build_and(left_v, b.build_int_sub(left_v, c32(1), "").unwrap(), "").unwrap();
         b.build_unconditional_branch(children).unwrap();
         left.add_incoming(&[(&owners, entry), (&left_next, child_done)]);
-        exit.move_after(child_done.get_parent().unwrap().get_last_basic_block().unwrap()).unwrap();
 
         b.position_at_end(exit);
         b.build_return(None).unwrap();
-        f
+        let body_start = call.get_first_instruction().unwrap();
+        Variant::unaggregated(f, body_start, 0)
     }
 
     /// Whether a parent block can run blocks of `kernel` with its own threads ([`VariantKind::Block`]),
@@ -1150,87 +1173,6 @@ fn is_variant_of_kind(function: FunctionValue, kinds: &[&str]) -> bool {
     kinds.iter().any(|s| name.ends_with(s))
 }
 
-/// How the lanes of a warp share out items: each lane has `count` of them (below 2^bits), numbered in lane
-/// order (an exclusive sum over the lanes, by one ballot per bit of the counts), item k owned by the lane whose
-/// numbers include it.
-struct Shares<'c> {
-    slices: Vec<IntValue<'c>>,
-    /// The lanes with at least one item.
-    working: IntValue<'c>,
-    pub total: IntValue<'c>,
-}
-
-impl<'c> Shares<'c> {
-    fn new(module: &Module<'c>, b: &Builder<'c>, mask: IntValue<'c>, count: IntValue<'c>, bits: u32) -> Self {
-        let cx = module.get_context();
-        let (i1t, i32t) = (cx.bool_type(), cx.i32_type());
-        let ballot = module.get_or_declare("llvm.nvvm.vote.ballot.sync", i32t.fn_type(&[i32t.into(), i1t.into()], false));
-        let c32 = |v: u64| i32t.const_int(v, false);
-        let slices: Vec<IntValue<'c>> = (0..bits)
-            .map(|k| {
-                let bit = b.build_and(b.build_right_shift(count, c32(k as u64), false, "").unwrap(), c32(1), "").unwrap();
-                let set = b.build_int_compare(IntPredicate::NE, bit, c32(0), "").unwrap();
-                b.call_value(ballot, &[mask.into(), set.into()]).into_int_value()
-            })
-            .collect();
-        let working = {
-            let nonzero = b.build_int_compare(IntPredicate::NE, count, c32(0), "").unwrap();
-            b.call_value(ballot, &[mask.into(), nonzero.into()]).into_int_value()
-        };
-        let mut shares = Shares { slices, working, total: c32(0) };
-        shares.total = shares.sum_over(module, b, i32t.const_all_ones());
-        shares
-    }
-
-    /// The sum of the counts of the lanes in `lanes`: the bits' popcounts, weighted.
-    fn sum_over(&self, module: &Module<'c>, b: &Builder<'c>, lanes: IntValue<'c>) -> IntValue<'c> {
-        let i32t = module.get_context().i32_type();
-        let popc = module.get_or_declare("llvm.ctpop.i32", i32t.fn_type(&[i32t.into()], false));
-        let mut total = i32t.const_zero();
-        for (k, slice) in self.slices.iter().enumerate() {
-            let part = b.build_and(*slice, lanes, "").unwrap();
-            let ones = b.call_value(popc, &[part.into()]).into_int_value();
-            total = b.build_int_add(total, b.build_left_shift(ones, i32t.const_int(k as u64, false), "").unwrap(), "").unwrap();
-        }
-        total
-    }
-
-    /// The owner of item `k` (this lane's own number where not `valid`) and the item's number among the
-    /// owner's.
-    fn owner(&self, module: &Module<'c>, b: &Builder<'c>, k: IntValue<'c>, valid: IntValue<'c>) -> (IntValue<'c>, IntValue<'c>) {
-        let cx = module.get_context();
-        let (i1t, i32t) = (cx.bool_type(), cx.i32_type());
-        let c32 = |v: u64| i32t.const_int(v, false);
-        let ctlz = module.get_or_declare("llvm.ctlz.i32", i32t.fn_type(&[i32t.into(), i1t.into()], false));
-        // Lanes below j (bits 0..j-1): all ones shifted right by 32 - j, for j in 1..=31.
-        let lanes_below = |j: IntValue<'c>| {
-            let shift = b.build_int_sub(c32(32), j, "").unwrap();
-            b.build_right_shift(i32t.const_all_ones(), shift, false, "").unwrap()
-        };
-        // The last lane j whose items before it (the sum over lanes below j) are at most k.
-        let mut j = c32(0);
-        for step in [16u64, 8, 4, 2, 1] {
-            let candidate = b.build_int_add(j, c32(step), "").unwrap();
-            let before = self.sum_over(module, b, lanes_below(candidate));
-            let fits = b.build_int_compare(IntPredicate::ULE, before, k, "").unwrap();
-            j = b.build_select(fits, candidate, j, "").unwrap().into_int_value();
-        }
-        // Its owner: the last working lane at or below j (lanes at or below j: all ones shifted right by 31 - j).
-        let upto = b.build_right_shift(i32t.const_all_ones(), b.build_int_sub(c32(31), j, "").unwrap(), false, "").unwrap();
-        let candidates = b.build_and(self.working, upto, "").unwrap();
-        let zeros = b.call_value(ctlz, &[candidates.into(), i1t.const_zero().into()]).into_int_value();
-        let found = b.build_int_sub(c32(31), zeros, "").unwrap();
-        let own = b.call_value(module.get_or_declare("llvm.nvvm.read.ptx.sreg.laneid", i32t.fn_type(&[], false)), &[]).into_int_value();
-        let owner = b.build_select(valid, found, own, "owner").unwrap().into_int_value();
-        let owner_before = {
-            let zero_owner = b.build_int_compare(IntPredicate::EQ, owner, c32(0), "").unwrap();
-            let lanes = b.build_select(zero_owner, c32(0), lanes_below(owner), "").unwrap().into_int_value();
-            self.sum_over(module, b, lanes)
-        };
-        (owner, b.build_int_sub(k, owner_before, "t").unwrap())
-    }
-}
-
 /// Whether a block of these dimensions is one-dimensional.
 fn one_dimensional<'c>(b: &Builder<'c>, block: [IntValue<'c>; 3]) -> IntValue<'c> {
     let one = block[0].get_type().const_int(1, false);
@@ -1245,40 +1187,6 @@ fn index_phis<'c>(b: &Builder<'c>, name: &str) -> ([crate::llvm::PhiValue<'c>; 3
     let phis = ["x", "y", "z"].map(|d| b.build_phi(i32t, &format!("{name}.{d}")).unwrap());
     let values = phis.map(|p| p.as_basic_value().into_int_value());
     (phis, values)
-}
-
-/// What a call does that needs the other threads of a block or warp (a barrier, a warp collective, a
-/// lane's identity), by the callee's name; None for anything else.
-fn thread_collective(callee: &str) -> Option<&'static str> {
-    const COLLECTIVES: [(&str, &str); 10] = [
-        ("llvm.nvvm.barrier", "waits at a barrier"),
-        ("llvm.nvvm.bar.", "waits at a barrier"),
-        ("llvm.nvvm.shfl.", "exchanges values within a warp"),
-        ("llvm.nvvm.vote.", "votes within a warp"),
-        ("llvm.nvvm.match.", "matches values within a warp"),
-        ("llvm.nvvm.redux.", "reduces within a warp"),
-        ("llvm.nvvm.activemask", "asks which lanes of its warp are active"),
-        ("llvm.nvvm.read.ptx.sreg.laneid", "reads its lane number"),
-        ("llvm.nvvm.read.ptx.sreg.warpid", "reads its warp number"),
-        ("llvm.nvvm.read.ptx.sreg.lanemask", "reads a lane mask"),
-    ];
-    COLLECTIVES.iter().find(|(prefix, _)| callee.starts_with(prefix)).map(|(_, what)| *what)
-}
-
-/// Whether a call needs only the other lanes of its warp: a warp collective or a lane's identity (not
-/// its warp's number, which is the hardware's and no child's).
-fn within_warp(callee: &str) -> bool {
-    const WARP: [&str; 8] = [
-        "llvm.nvvm.shfl.",
-        "llvm.nvvm.vote.",
-        "llvm.nvvm.match.",
-        "llvm.nvvm.redux.",
-        "llvm.nvvm.activemask",
-        "llvm.nvvm.read.ptx.sreg.laneid",
-        "llvm.nvvm.read.ptx.sreg.lanemask",
-        "llvm.nvvm.bar.warp.sync",
-    ];
-    WARP.iter().any(|prefix| callee.starts_with(prefix))
 }
 
 /// What inline assembly does that a thread run alone cannot do, or None. Arithmetic (the benchmarks'

@@ -3,17 +3,16 @@
 //! after the reductions once with the folds: the reduced-serial variant runs every child warp of a launch so,
 //! in the launching thread.
 
-use super::{index_phis, one_dimensional, product3, split_index, thread_arguments, within_warp, ChildVariants, Variant, VariantKind};
+use super::{index_phis, one_dimensional, product3, split_index, thread_arguments, ChildVariants, Variant, VariantKind};
 use crate::llvm::{
     AddressSpace, BasicMetadataTypeEnum, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
-    IntValue, Linkage, StructType, ValueExt,
+    IntPredicate, IntValue, Linkage, StructType, ValueExt,
 };
-use crate::reduction::{self, Fold};
+use crate::reduction::{self, within_warp, Fold};
 use crate::runtime::IndexRegister;
 
-/// The pieces both variants run a child warp with.
-#[derive(Clone)]
-pub(super) struct Parts<'c> {
+/// The pieces the reduced-serial variant runs a child warp with.
+struct Parts<'c> {
     /// `K__klap_lane(params..., indices..., ptr out)`: a lane's code up to its reductions, storing the values it
     /// reduces into `record` at `out`.
     lane: FunctionValue<'c>,
@@ -71,11 +70,8 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         (f, plan)
     }
 
-    /// The lane and lane-0 functions of `kernel`, built once.
+    /// The lane and lane-0 functions of `kernel`.
     fn reduced_parts(&mut self, kernel: FunctionValue<'c>) -> Parts<'c> {
-        if let Some(p) = self.reduced.get(&kernel) {
-            return p.clone();
-        }
         let cx = self.module.get_context();
         let i64t = cx.i64_type();
         let b = cx.create_builder();
@@ -143,9 +139,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             i.erase();
         }
         let fold_types = extra.iter().map(|t| BasicTypeEnum::try_from(*t).unwrap()).collect();
-        let parts = Parts { lane, lane0, record, input_types, reductions: plan.reductions.iter().map(|r| (r.fold, r.input)).collect(), summed, fold_types };
-        self.reduced.insert(kernel, parts.clone());
-        parts
+        Parts { lane, lane0, record, input_types, reductions: plan.reductions.iter().map(|r| (r.fold, r.input)).collect(), summed, fold_types }
     }
 
     /// Every child warp of a launch, block by block, run by the calling thread.
@@ -190,7 +184,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
         b.position_at_end(warp_start);
         let run = ChildWarp { params: &p[..n], block, ctaid, grid, one_d, slot };
-        run.emit(self, &b, f, parts, wv, nthreads);
+        run.emit(&b, f, parts, wv, nthreads);
         let w_next = b.build_int_add(wv, c32(32), "").unwrap();
         let warp_end = b.get_insert_block().unwrap();
         b.build_unconditional_branch(warps_head).unwrap();
@@ -214,8 +208,6 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     }
 }
 
-use crate::llvm::IntPredicate;
-
 /// One child warp, to be run by one thread: its kernel's arguments and its block's indices.
 struct ChildWarp<'p, 'c> {
     params: &'p [BasicValueEnum<'c>],
@@ -232,8 +224,8 @@ impl<'c> ChildWarp<'_, 'c> {
     /// Emits at `b`, in `f`, the run of the warp whose first thread is `first` (linear, in a block of `nthreads`):
     /// its lanes' parts one after another, each value folded in, then lane 0's part. Leaves `b` at the end of
     /// the block after it, unterminated.
-    fn emit(&self, variants: &ChildVariants<'_, 'c>, b: &Builder<'c>, f: FunctionValue<'c>, parts: &Parts<'c>, first: IntValue<'c>, nthreads: IntValue<'c>) {
-        let cx = variants.module.get_context();
+    fn emit(&self, b: &Builder<'c>, f: FunctionValue<'c>, parts: &Parts<'c>, first: IntValue<'c>, nthreads: IntValue<'c>) {
+        let cx = f.get_type().get_context();
         let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
         let c32 = |v: u64| i32t.const_int(v, false);
         let (lanes_head, lane_body, warp_done) = (cx.append_basic_block(f, "lanes"), cx.append_basic_block(f, "lane"), cx.append_basic_block(f, "warp.done"));

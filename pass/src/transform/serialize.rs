@@ -67,16 +67,16 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         // has timed it (bfs:rmat's many one-neighbour children ran 1.4x faster serialized at threshold 32, bfs and
         // sssp slower). Not a child with a loop: the serial variant in the parent alone (64 registers where sp's
         // parent had 48) made sp 1.25x slower, whatever was decided (BENCHMARKS.md, twenty-second session).
-        let costly = match (worth_a_thread(site, &variants, ctx), options.spawn, runner) {
+        let costly = match (worth_a_thread(site, &variants, ctx), options.spawn, &runner) {
             (None, ..) => None,
-            (Some(cost), Some(_), Runner::Thread) if cost.0 == Remark::SerialChildAtomics => Some(cost),
+            (Some(cost), Some(_), &Runner::Thread) if cost.0 == Remark::SerialChildAtomics => Some(cost),
             (Some((remark, why)), ..) => {
                 remark.emit(ctx, site.launch, &why);
                 continue;
             }
         };
         let serialized = match runner {
-            Runner::Warp => by_warp(module, &entries, &mut variants, site, options, ctx),
+            Runner::Warp(not_folded) => by_warp(module, &entries, &mut variants, site, options, not_folded, ctx),
             Runner::Thread => in_thread(module, &entries, &mut variants, site, options, costly.map(|c| c.1), ctx),
             Runner::Reduced => reduced(module, &entries, &mut variants, site, options, ctx),
         };
@@ -109,6 +109,7 @@ fn by_warp<'c>(
     variants: &mut ChildVariants<'_, 'c>,
     site: &LaunchSite<'c>,
     options: &Options,
+    not_folded: Option<String>,
     ctx: Ctx,
 ) -> Option<Option<InstructionValue<'c>>> {
     let constant = constant_threads(site);
@@ -123,10 +124,7 @@ fn by_warp<'c>(
         None => format!("children of at most {threshold} threads (checked at run time)"),
     };
     // Why one thread does not run the child warps with their reductions folded (KLAP321).
-    let not_folded = match reduces(site, variants) {
-        Err(why) if options.reduce_threshold > 0 => format!("; not run by the launching thread with its warp reductions folded: {why}"),
-        _ => String::new(),
-    };
+    let not_folded = not_folded.map_or(String::new(), |why| format!("; not run by the launching thread with its warp reductions folded: {why}"));
     Remark::WarpRun.emit(
         ctx,
         site.launch,
@@ -216,13 +214,13 @@ fn in_thread<'c>(
 }
 
 /// Who runs a serialized child's threads.
-#[derive(Clone, Copy, PartialEq, Eq)]
 enum Runner {
     /// The launching thread, one thread after another (or, with `serialize-warp`, its warp's lanes
     /// sharing them out).
     Thread,
-    /// The launching warp, a child warp at a time (the child's threads talk within their warp).
-    Warp,
+    /// The launching warp, a child warp at a time (the child's threads talk within their warp); and why one
+    /// thread does not run them with their reductions folded, where that was asked.
+    Warp(Option<String>),
     /// The launching thread, a child warp at a time, folding the warp's reductions lane by lane
     /// (reduction.rs); larger children run by the launching warp.
     Reduced,
@@ -248,8 +246,11 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
     }
     let runner = match variants.runs_alone(site.child) {
         Ok(()) => Runner::Thread,
-        Err(_) if options.reduce_threshold > 0 && reduces(site, variants).is_ok() => Runner::Reduced,
         Err(why) => {
+            let folded = (options.reduce_threshold > 0).then(|| reduces(site, variants));
+            if let Some(Ok(())) = folded {
+                return Ok(Runner::Reduced);
+            }
             let by_warp = match variants.runs_by_warp(site.child) {
                 Err(beyond) => Err(beyond),
                 Ok(()) if options.warp_run_threshold == 0 => Err("warp runs are off (-klap-warp-run-threshold=0)".to_string()),
@@ -259,7 +260,7 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
                 Ok(()) => Ok(()),
             };
             match by_warp {
-                Ok(()) => Runner::Warp,
+                Ok(()) => Runner::Warp(folded.and_then(Result::err)),
                 Err(beyond) if beyond == why => {
                     return Err((Remark::SerialChildCollective, format!("the threads of @{} cannot run one by one, nor a warp at a time: {why}", site.child.name())))
                 }
