@@ -123,6 +123,7 @@ class Kernel:
         self.group = None         # recursion group (list of kernels) or None
         self.depth_limit = 0
         self.pre_return = None    # an early return before the kernel's own work
+        self.bounded = False      # a reduce leaf whose threads at or past its parameter n reduce nothing
         self.salt = 0
         # Bounds over every configuration it is launched with (filled in by bound_shapes).
         self.max_threads = 0
@@ -540,6 +541,10 @@ class Gen:
             k.params.append(Param("extra", "x"))
         if work == "stride":
             k.params.append(Param("len", "n"))
+        if work == "reduce" and self.c.seed >= BOUNDED_REDUCE_SEEDS and self.r.chance(0.5):
+            # Threads at or past n give every reduction its neutral value (KLAP321's bound).
+            k.params.append(Param("len", "n"))
+            k.bounded = True
         self.scalar_params(k, self.r.below(4))
         if work in ("atomic", "stride", "count", "observe") and self.r.chance(0.2):
             k.pre_return = self.r.pick(["g %% %du == %du" % (3 + self.r.below(5), self.r.below(3)),
@@ -757,6 +762,7 @@ CHAIN_SEEDS = 400
 # early return above a join (a launch condition its test alone does not give: a link must not run its prologue
 # for a successor that the chain as written never launches).
 CHAIN_SHAPES_SEEDS = 2800
+BOUNDED_REDUCE_SEEDS = 3100  # from here on half the reduce leaves bound their threads by a parameter
 # gen.py's exit status where --chains-only finds no chain case (fuzz/build.sh then builds no program).
 NO_CHAIN_CASE = 3
 
@@ -1221,15 +1227,26 @@ class Emitter:
                 put(1, "if (%s)" % k.pre_return)
                 put(2, "return;")
             put(1, "{")
-            put(2, "const unsigned v = (unsigned)h;")
+            if k.bounded:
+                # The guard as CUDA code writes it: a 32-bit index against the parameter, signed.
+                put(2, "const int i = blockIdx.x * blockDim.x + threadIdx.x;")
+                put(2, "const bool on = i < (int)n;")
+                put(2, "const unsigned v = on ? (unsigned)h : 0u;")
+                put(2, "const unsigned lo = __reduce_min_sync(0xffffffffu, on ? (unsigned)(h >> 40) : 0xffffffffu);")
+            else:
+                put(2, "const unsigned v = (unsigned)h;")
             put(2, "const unsigned sum = __reduce_add_sync(0xffffffffu, v & 0xffffu);")
             put(2, "const unsigned top = __reduce_max_sync(0xffffffffu, v >> 7);")
             put(2, "const unsigned odd = __ballot_sync(0xffffffffu, (v >> 3) & 1u);")
-            put(2, "unsigned long long w = (h >> 20) * %du + 1u;" % (1 + 2 * (k.salt % 5)))
+            if k.bounded:
+                put(2, "unsigned long long w = on ? (h >> 20) * %du + 1u : 0u;" % (1 + 2 * (k.salt % 5)))
+            else:
+                put(2, "unsigned long long w = (h >> 20) * %du + 1u;" % (1 + 2 * (k.salt % 5)))
             put(2, "for (int d = 16; d > 0; d /= 2)")
             put(3, "w += __shfl_down_sync(0xffffffffu, w, d);")
             put(2, "if (threadIdx.x % 32u == 0u) {")
-            put(3, "fz_put(out, fz_mix(((unsigned long long)sum << 32 | top) ^ odd ^ w ^ %du));" % k.salt)
+            put(3, "fz_put(out, fz_mix(((unsigned long long)sum << 32 | top) ^ odd ^ w ^ %s%du));" %
+                ("lo ^ " if k.bounded else "", k.salt))
             put(3, "if (g == 0)")
             put(4, "atomicAdd(&out[FZ_GRIDS], 1ull);")
             put(2, "}")

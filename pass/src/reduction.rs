@@ -741,6 +741,258 @@ impl<'c> Evaluator<'_, 'c> {
     }
 }
 
+/// A bound on a child's working threads, for a one-dimensional launch: the kernel's i32 parameter `param`, such
+/// that a thread whose `blockIdx.x * blockDim.x + threadIdx.x` is at or past it (compared signed or not) gives
+/// every reduction the fold's neutral value and every shuffled sum 0. Its lanes then change no fold, and a
+/// loop over a warp's lanes may stop at the bound (child/reduced.rs) where the guard `if (i < n)` would have
+/// made them idle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound {
+    pub param: u32,
+    pub signed: bool,
+}
+
+/// A test of a thread's linear x index against an i32 parameter of its function: its value for a thread
+/// below the bound, and for one at or past it, where the predicate decides it.
+struct BoundTest<'c> {
+    icmp: InstructionValue<'c>,
+    bound: Bound,
+    below: bool,
+    past: Option<bool>,
+}
+
+/// Whether `v` is `blockIdx.x * blockDim.x + threadIdx.x`, computed in 32 bits.
+fn is_linear_x<'c>(v: BasicValueEnum<'c>, index: IndexOf<'_, 'c>) -> bool {
+    let reads = |v: BasicValueEnum<'c>, r: &str| index(v).as_deref() == Some(r);
+    let Some(add) = v.instruction_of(InstructionOpcode::Add) else { return false };
+    let base = |m: BasicValueEnum<'c>| {
+        m.instruction_of(InstructionOpcode::Mul).is_some_and(|m| {
+            let (a, b) = (m.operand(0), m.operand(1));
+            (reads(a, "ctaid.x") && reads(b, "ntid.x")) || (reads(a, "ntid.x") && reads(b, "ctaid.x"))
+        })
+    };
+    let (a, b) = (add.operand(0), add.operand(1));
+    (reads(a, "tid.x") && base(b)) || (reads(b, "tid.x") && base(a))
+}
+
+fn bound_tests<'c>(f: FunctionValue<'c>, index: IndexOf<'_, 'c>) -> Vec<BoundTest<'c>> {
+    use IntPredicate::*;
+    let i32_param = |v: BasicValueEnum<'c>| v.as_param().filter(|(g, _)| *g == f && v.get_type().is_int_type() && v.get_type().into_int_type().get_bit_width() == 32).map(|(_, k)| k);
+    let mut tests = Vec::new();
+    for icmp in f.instructions().into_iter().filter(|i| i.get_opcode() == InstructionOpcode::ICmp) {
+        let (a, b) = (icmp.operand(0), icmp.operand(1));
+        let Some(p) = icmp.get_icmp_predicate() else { continue };
+        // Normalized to `x p n`.
+        let (p, param) = if is_linear_x(a, index) {
+            match i32_param(b) {
+                Some(k) => (p, k),
+                None => continue,
+            }
+        } else if is_linear_x(b, index) {
+            let swapped = match p {
+                SLT => SGT,
+                SGT => SLT,
+                SLE => SGE,
+                SGE => SLE,
+                ULT => UGT,
+                UGT => ULT,
+                ULE => UGE,
+                UGE => ULE,
+                other => other,
+            };
+            match i32_param(a) {
+                Some(k) => (swapped, k),
+                None => continue,
+            }
+        } else {
+            continue;
+        };
+        let (below, past) = match p {
+            SLT | ULT => (true, Some(false)),
+            SLE | ULE => (true, None),
+            SGT | UGT => (false, None),
+            SGE | UGE => (false, Some(true)),
+            _ => continue,
+        };
+        let signed = matches!(p, SLT | SLE | SGT | SGE);
+        tests.push(BoundTest { icmp, bound: Bound { param, signed }, below, past });
+    }
+    tests
+}
+
+/// The bound on `f`'s working threads that `plan`'s inputs show, if any: a parameter tested against the
+/// thread's linear x index such that, with the tests taken as failed, the one way from the entry to the
+/// collectives' block gives every reduction its fold's neutral value and every shuffled input 0.
+pub fn bound<'c>(f: FunctionValue<'c>, plan: &Plan<'c>, index: IndexOf<'_, 'c>) -> Option<Bound> {
+    let tests = bound_tests(f, index);
+    let mut candidates: Vec<Bound> = tests.iter().filter(|t| t.past.is_some()).map(|t| t.bound).collect();
+    candidates.dedup();
+    candidates.into_iter().find(|&bound| {
+        let known = tests.iter().filter(|t| t.bound == bound).filter_map(|t| t.past.map(|v| (t.icmp, v))).collect();
+        let Some(mut past) = PastBound::walk(f, plan.block, known) else { return false };
+        let mut neutral_input = |k: usize, want: &dyn Fn(u32) -> u64| {
+            let v = plan.inputs[k];
+            let width = v.get_type().into_int_type().get_bit_width();
+            past.value(v) == Some(want(width) & mask(width))
+        };
+        plan.reductions.iter().all(|r| neutral_input(r.input, &|w| neutral(r.fold, w)))
+            && plan.exits.iter().flat_map(|e| e.sums.iter()).all(|&(k, _)| neutral_input(k, &|_| 0))
+    })
+}
+
+/// Replaces each test of `f` against `bound` with its value for a thread below the bound (a copy of a child's
+/// code that only such threads run).
+pub fn fold_bound_tests<'c>(f: FunctionValue<'c>, index: IndexOf<'_, 'c>, bound: Bound) {
+    let i1 = f.get_type().get_context().bool_type();
+    for t in bound_tests(f, index).into_iter().filter(|t| t.bound == bound) {
+        t.icmp.replace_uses_with(i1.const_int(t.below as u64, false));
+    }
+}
+
+/// The value a lane gives a reduction so that the fold is unchanged: its identity.
+fn neutral(fold: Fold, width: u32) -> u64 {
+    use Fold::*;
+    match fold {
+        Add | Or | Xor | UMax | Ballot | Any => 0,
+        And | UMin | All => mask(width),
+        Min => mask(width) >> 1,
+        Max => 1u64 << (width - 1),
+    }
+}
+
+/// Constant values on the one way a thread past the bound takes from the entry to a block, where each branch
+/// on the way is decided by what is known.
+struct PastBound<'c> {
+    known: HashMap<InstructionValue<'c>, bool>,
+    /// The block before each block of the way.
+    from: HashMap<BasicBlock<'c>, BasicBlock<'c>>,
+    memo: HashMap<BasicValueEnum<'c>, Option<u64>>,
+}
+
+impl<'c> PastBound<'c> {
+    fn walk(f: FunctionValue<'c>, to: BasicBlock<'c>, known: HashMap<InstructionValue<'c>, bool>) -> Option<PastBound<'c>> {
+        let mut s = PastBound { known, from: HashMap::new(), memo: HashMap::new() };
+        let mut at = f.get_first_basic_block()?;
+        let mut seen = HashSet::from([at]);
+        while at != to {
+            let term = at.get_terminator()?;
+            let next = match (term.get_opcode(), term.successors().as_slice()) {
+                (InstructionOpcode::Br, [only]) => *only,
+                (InstructionOpcode::Br, [on_true, on_false]) => match s.value(term.operand(0))? {
+                    0 => *on_false,
+                    _ => *on_true,
+                },
+                _ => return None,
+            };
+            if !seen.insert(next) {
+                return None;
+            }
+            s.from.insert(next, at);
+            at = next;
+        }
+        Some(s)
+    }
+
+    /// `v`'s value (its low bits, zero-extended), where the way decides it.
+    fn value(&mut self, v: BasicValueEnum<'c>) -> Option<u64> {
+        if let Some(k) = self.memo.get(&v) {
+            return *k;
+        }
+        let k = self.compute(v);
+        self.memo.insert(v, k);
+        k
+    }
+
+    fn compute(&mut self, v: BasicValueEnum<'c>) -> Option<u64> {
+        if !v.get_type().is_int_type() {
+            return None;
+        }
+        let width = v.get_type().into_int_type().get_bit_width();
+        if width > 64 {
+            return None;
+        }
+        if let Some(k) = v.const_int() {
+            return Some(k & mask(width));
+        }
+        let inst = v.as_instruction()?;
+        if let Some(&k) = self.known.get(&inst) {
+            return Some(k as u64);
+        }
+        let op_width = |k: u32| inst.operand(k).get_type().into_int_type().get_bit_width();
+        use InstructionOpcode::*;
+        let r = match inst.get_opcode() {
+            Phi => {
+                let phi = crate::llvm::PhiValue::try_from(inst).ok()?;
+                let from = *self.from.get(&inst.block())?;
+                let incoming = (0..phi.count_incoming()).filter_map(|k| phi.get_incoming(k)).find(|(_, b)| *b == from)?;
+                self.value(incoming.0)?
+            }
+            Select => match self.value(inst.operand(0)) {
+                Some(0) => self.value(inst.operand(2))?,
+                Some(_) => self.value(inst.operand(1))?,
+                None => {
+                    let (a, b) = (self.value(inst.operand(1))?, self.value(inst.operand(2))?);
+                    (a == b).then_some(a)?
+                }
+            },
+            And | Mul => {
+                let (a, b) = (self.value(inst.operand(0)), self.value(inst.operand(1)));
+                match (a, b) {
+                    (Some(0), _) | (_, Some(0)) => 0,
+                    (Some(a), Some(b)) if inst.get_opcode() == And => a & b,
+                    (Some(a), Some(b)) => a.wrapping_mul(b),
+                    _ => return None,
+                }
+            }
+            Or => {
+                let (a, b) = (self.value(inst.operand(0)), self.value(inst.operand(1)));
+                match (a, b) {
+                    (Some(a), _) | (_, Some(a)) if a == mask(width) => a,
+                    (Some(a), Some(b)) => a | b,
+                    _ => return None,
+                }
+            }
+            Add | Sub | Xor | Shl | LShr | AShr | ICmp => {
+                let (a, b) = (self.value(inst.operand(0))?, self.value(inst.operand(1))?);
+                let w = op_width(0);
+                let signed = |x: u64| ((x << (64 - w)) as i64) >> (64 - w);
+                match inst.get_opcode() {
+                    Add => a.wrapping_add(b),
+                    Sub => a.wrapping_sub(b),
+                    Xor => a ^ b,
+                    Shl if b < w as u64 => a << b,
+                    LShr if b < w as u64 => a >> b,
+                    AShr if b < w as u64 => (signed(a) >> b) as u64,
+                    ICmp => {
+                        use IntPredicate::*;
+                        let (sa, sb) = (signed(a), signed(b));
+                        (match inst.get_icmp_predicate()? {
+                            EQ => a == b,
+                            NE => a != b,
+                            ULT => a < b,
+                            ULE => a <= b,
+                            UGT => a > b,
+                            UGE => a >= b,
+                            SLT => sa < sb,
+                            SLE => sa <= sb,
+                            SGT => sa > sb,
+                            SGE => sa >= sb,
+                        }) as u64
+                    }
+                    _ => return None,
+                }
+            }
+            ZExt | Trunc => self.value(inst.operand(0))?,
+            SExt => {
+                let (a, w) = (self.value(inst.operand(0))?, op_width(0));
+                (((a << (64 - w)) as i64) >> (64 - w)) as u64
+            }
+            _ => return None,
+        };
+        Some(r & mask(width))
+    }
+}
+
 fn mask(width: u32) -> u64 {
     if width >= 64 {
         u64::MAX

@@ -8,14 +8,23 @@ use crate::llvm::{
     AddressSpace, BasicMetadataTypeEnum, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
     IntPredicate, IntValue, Linkage, StructType, ValueExt,
 };
-use crate::reduction::{self, within_warp, Fold};
+use crate::reduction::{self, within_warp, Bound, Fold};
 use crate::runtime::IndexRegister;
+
+/// Which index register a kernel's value reads, where it is a read of one.
+fn kernel_index(v: BasicValueEnum<'_>) -> Option<String> {
+    let callee = v.as_instruction().and_then(|i| i.called_function())?;
+    IndexRegister::read_by(&callee.name()).map(|r| format!("{}.{}", r.register, r.dimension))
+}
 
 /// The pieces the reduced-serial variant runs a child warp with.
 struct Parts<'c> {
     /// `K__klap_lane(params..., indices..., ptr out)`: a lane's code up to its reductions, storing the values it
     /// reduces into `record` at `out`.
     lane: FunctionValue<'c>,
+    /// The bound on the child's working threads, where its idle threads change no fold, and
+    /// `K__klap_lane_working`: the lane's part for a thread below it, its tests of the bound folded.
+    below: Option<(Bound, FunctionValue<'c>)>,
     /// `K__klap_lane0(params..., indices..., folds...)`: lane 0's code, given each reduction's fold and the
     /// sum of each shuffled value.
     lane0: FunctionValue<'c>,
@@ -42,11 +51,14 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
                 return Err(format!("@{}, which it calls, talks within its warp ({})", f.name(), callee.name()));
             }
         }
-        let index = |v: BasicValueEnum<'c>| {
-            let callee = v.as_instruction().and_then(|i| i.called_function())?;
-            IndexRegister::read_by(&callee.name()).map(|r| format!("{}.{}", r.register, r.dimension))
-        };
-        reduction::plan(kernel, &index).map(|_| ())
+        reduction::plan(kernel, &kernel_index).map(|_| ())
+    }
+
+    /// The bound on the working threads of `kernel` (callers check [`Self::runs_reduced`]) past which its
+    /// threads change no reduction: the index of the parameter and whether it is compared signed.
+    pub fn reduction_bound(&self, kernel: FunctionValue<'c>) -> Option<Bound> {
+        let plan = reduction::plan(kernel, &kernel_index).ok()?;
+        reduction::bound(kernel, &plan, &kernel_index)
     }
 
     /// [`Self::serial`] for a child whose threads reduce within their warp (callers check
@@ -60,25 +72,27 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         })
     }
 
-    /// A copy of `kernel`'s thread code (with `extra` parameters) and its reduction plan there.
-    fn reduction_copy(&mut self, kernel: FunctionValue<'c>, suffix: &str, extra: &[BasicMetadataTypeEnum<'c>]) -> (FunctionValue<'c>, reduction::Plan<'c>) {
+    /// A copy of `kernel`'s thread code (with `extra` parameters), its reduction plan there, and the bound on
+    /// its working threads the plan shows.
+    fn reduction_copy(&mut self, kernel: FunctionValue<'c>, suffix: &str, extra: &[BasicMetadataTypeEnum<'c>]) -> (FunctionValue<'c>, reduction::Plan<'c>, Option<Bound>) {
         let f = self.build_one_thread(kernel, suffix, extra).function;
         let first = kernel.count_params();
         let names: Vec<String> = IndexRegister::all().iter().map(|(r, _)| format!("{}.{}", r.register, r.dimension)).collect();
         let index = |v: BasicValueEnum<'c>| (0..names.len()).find(|k| f.get_nth_param(first + *k as u32) == Some(v)).map(|k| names[k].clone());
         let plan = reduction::plan(f, &index).expect("callers check runs_reduced");
-        (f, plan)
+        let bound = reduction::bound(f, &plan, &index);
+        (f, plan, bound)
     }
 
-    /// The lane and lane-0 functions of `kernel`.
-    fn reduced_parts(&mut self, kernel: FunctionValue<'c>) -> Parts<'c> {
+    /// A lane's part of `kernel` (`K<suffix>`): its code up to the end of the collectives' block, the values it
+    /// gives the reductions stored through its last parameter, the collectives and what follows them left out.
+    /// Also the plan (whose collectives are gone from the copy: only their folds, inputs and exits' sums may be
+    /// read), the bound, and each reduction's result type.
+    fn lane_part(&mut self, kernel: FunctionValue<'c>, suffix: &str, below: Option<Bound>) -> (FunctionValue<'c>, reduction::Plan<'c>, Option<Bound>, Vec<BasicTypeEnum<'c>>) {
         let cx = self.module.get_context();
-        let i64t = cx.i64_type();
         let b = cx.create_builder();
-
-        // Each thread's own part: its code up to the end of the collectives' block, the values it gives the
-        // reductions stored through its last parameter; the collectives and what follows them left out.
-        let (lane, plan) = self.reduction_copy(kernel, "__klap_lane", &[cx.ptr_type(AddressSpace::default()).into()]);
+        let (lane, plan, bound) = self.reduction_copy(kernel, suffix, &[cx.ptr_type(AddressSpace::default()).into()]);
+        let results: Vec<BasicTypeEnum<'c>> = plan.reductions.iter().map(|r| r.call.get_type().into_int_type().into()).collect();
         let input_types: Vec<BasicTypeEnum<'c>> = plan.inputs.iter().map(|v| v.get_type()).collect();
         let record = cx.struct_type(&input_types, false);
         let out = lane.get_last_param().unwrap().into_pointer_value();
@@ -96,6 +110,28 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             call.replace_uses_with(call.get_type().into_int_type().const_zero());
             call.erase();
         }
+        if let Some(bound) = below {
+            // After the stores: a test may be an input itself.
+            let first = kernel.count_params();
+            let names: Vec<String> = IndexRegister::all().iter().map(|(r, _)| format!("{}.{}", r.register, r.dimension)).collect();
+            let index = |v: BasicValueEnum<'c>| (0..names.len()).find(|k| lane.get_nth_param(first + *k as u32) == Some(v)).map(|k| names[k].clone());
+            reduction::fold_bound_tests(lane, &index, bound);
+        }
+        (lane, plan, bound, results)
+    }
+
+    /// The lane and lane-0 functions of `kernel`.
+    fn reduced_parts(&mut self, kernel: FunctionValue<'c>) -> Parts<'c> {
+        let cx = self.module.get_context();
+        let i64t = cx.i64_type();
+        let b = cx.create_builder();
+
+        // Each thread's own part; where a bound shows which threads only idle, a second copy for the threads
+        // below it, its tests of the bound folded.
+        let (lane, plan, bound, results) = self.lane_part(kernel, "__klap_lane", None);
+        let below = bound.map(|bound| (bound, self.lane_part(kernel, "__klap_lane_working", Some(bound)).0));
+        let input_types: Vec<BasicTypeEnum<'c>> = plan.inputs.iter().map(|v| v.get_type()).collect();
+        let record = cx.struct_type(&input_types, false);
 
         // Lane 0's part after the reductions, given the folds: each reduction's result, then the sum over the
         // lanes of each value a shuffle tree adds up (64 bits).
@@ -105,9 +141,9 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             s.dedup();
             s
         };
-        let mut extra: Vec<BasicMetadataTypeEnum<'c>> = plan.reductions.iter().map(|r| r.call.get_type().into_int_type().into()).collect();
+        let mut extra: Vec<BasicMetadataTypeEnum<'c>> = results.iter().map(|t| (*t).into()).collect();
         extra.extend(summed.iter().map(|_| BasicMetadataTypeEnum::from(i64t)));
-        let (lane0, plan0) = self.reduction_copy(kernel, "__klap_lane0", &extra);
+        let (lane0, plan0, _) = self.reduction_copy(kernel, "__klap_lane0", &extra);
         assert!(plan0.inputs.len() == plan.inputs.len() && plan0.exits.len() == plan.exits.len(), "two copies of one kernel, two plans");
         let first_fold = lane0.count_params() - extra.len() as u32;
         let entry_end = lane0.get_first_basic_block().unwrap().get_terminator().unwrap();
@@ -139,7 +175,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             i.erase();
         }
         let fold_types = extra.iter().map(|t| BasicTypeEnum::try_from(*t).unwrap()).collect();
-        Parts { lane, lane0, record, input_types, reductions: plan.reductions.iter().map(|r| (r.fold, r.input)).collect(), summed, fold_types }
+        Parts { lane, below, lane0, record, input_types, reductions: plan.reductions.iter().map(|r| (r.fold, r.input)).collect(), summed, fold_types }
     }
 
     /// Every child warp of a launch, block by block, run by the calling thread.
@@ -228,10 +264,67 @@ impl<'c> ChildWarp<'_, 'c> {
         let cx = f.get_type().get_context();
         let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
         let c32 = |v: u64| i32t.const_int(v, false);
-        let (lanes_head, lane_body, warp_done) = (cx.append_basic_block(f, "lanes"), cx.append_basic_block(f, "lane"), cx.append_basic_block(f, "warp.done"));
+        let c64 = |v: u64| i64t.const_int(v, false);
         let left = b.build_int_sub(nthreads, first, "").unwrap();
         let full = b.build_int_compare(IntPredicate::UGE, left, c32(32), "").unwrap();
-        let lanes = b.build_select(full, c32(32), left, "lanes").unwrap().into_int_value();
+        let lanes = b.build_select(full, c32(32), left, "warp.lanes").unwrap().into_int_value();
+        let folds = match parts.below {
+            None => self.lane_loop(b, parts, parts.lane, first, lanes, false),
+            Some((bound, working_lane)) => {
+                // The lanes below the bound, where the warp's x indices are its lanes' linear ones and fit in 32
+                // bits as the child computes them; the others would give every fold its neutral value.
+                let (trimmed, all, join) = (cx.append_basic_block(f, "lanes.working"), cx.append_basic_block(f, "lanes.all"), cx.append_basic_block(f, "lanes.folded"));
+                let wide = |v: IntValue<'c>| b.build_int_z_extend(v, i64t, "").unwrap();
+                let x0 = b.build_int_add(b.build_int_mul(wide(self.ctaid[0]), wide(self.block[0]), "").unwrap(), wide(first), "x0").unwrap();
+                let fits = b.build_int_compare(IntPredicate::ULE, x0, c64(i32::MAX as u64 - 32), "").unwrap();
+                let exact = b.build_and(self.one_d, fits, "").unwrap();
+                b.build_conditional_branch(exact, trimmed, all).unwrap();
+
+                b.position_at_end(trimmed);
+                let n = self.params[bound.param as usize].into_int_value();
+                let n = if bound.signed { b.build_int_s_extend(n, i64t, "").unwrap() } else { wide(n) };
+                let working = b.build_int_sub(n, x0, "").unwrap();
+                let some = b.build_int_compare(IntPredicate::SGT, working, c64(0), "").unwrap();
+                let fewer = b.build_int_compare(IntPredicate::SLT, working, wide(lanes), "").unwrap();
+                let clamped = b.build_select(fewer, b.build_int_truncate(working, i32t, "").unwrap(), lanes, "").unwrap().into_int_value();
+                let count = b.build_select(some, clamped, c32(0), "lanes.below").unwrap().into_int_value();
+                let trimmed_folds = self.lane_loop(b, parts, working_lane, first, count, true);
+                let trimmed_end = b.get_insert_block().unwrap();
+                b.build_unconditional_branch(join).unwrap();
+
+                b.position_at_end(all);
+                let all_folds = self.lane_loop(b, parts, parts.lane, first, lanes, false);
+                let all_end = b.get_insert_block().unwrap();
+                b.build_unconditional_branch(join).unwrap();
+
+                b.position_at_end(join);
+                parts
+                    .fold_types
+                    .iter()
+                    .zip(trimmed_folds.iter().zip(&all_folds))
+                    .map(|(ty, (t, a))| {
+                        let phi = b.build_phi(*ty, "fold").unwrap();
+                        phi.add_incoming(&[(t, trimmed_end), (a, all_end)]);
+                        phi.as_basic_value()
+                    })
+                    .collect()
+            }
+        };
+        let lane0_tid = self.thread_index(b, f, first, "lane0.tid");
+        let mut args = thread_arguments(self.params, lane0_tid, self.block, self.ctaid, self.grid);
+        args.extend(folds);
+        b.call(parts.lane0, &args);
+    }
+
+    /// Emits at `b` (inside the variant) the loop over the warp's first `lanes` lanes (from linear thread `first`
+    /// on), each running `lane` and its values folded in; returns the folds, `b` left after the loop,
+    /// unterminated. `flat`: the block is known one-dimensional there.
+    fn lane_loop(&self, b: &Builder<'c>, parts: &Parts<'c>, lane: FunctionValue<'c>, first: IntValue<'c>, lanes: IntValue<'c>, flat: bool) -> Vec<BasicValueEnum<'c>> {
+        let f = b.get_insert_block().and_then(|block| block.get_parent()).expect("a builder inside a function");
+        let cx = f.get_type().get_context();
+        let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+        let c32 = |v: u64| i32t.const_int(v, false);
+        let (lanes_head, lane_body, warp_done) = (cx.append_basic_block(f, "lanes"), cx.append_basic_block(f, "lane"), cx.append_basic_block(f, "warp.done"));
         let start = b.get_insert_block().unwrap();
         b.build_unconditional_branch(lanes_head).unwrap();
 
@@ -243,10 +336,11 @@ impl<'c> ChildWarp<'_, 'c> {
         b.build_conditional_branch(more, lane_body, warp_done).unwrap();
 
         b.position_at_end(lane_body);
-        let tid = self.thread_index(b, f, b.build_int_add(first, lv, "t").unwrap(), "tid");
+        let t = b.build_int_add(first, lv, "t").unwrap();
+        let tid = if flat { [t, i32t.const_zero(), i32t.const_zero()] } else { self.thread_index(b, f, t, "tid") };
         let mut args = thread_arguments(self.params, tid, self.block, self.ctaid, self.grid);
         args.push(self.slot.into());
-        b.call(parts.lane, &args);
+        b.call(lane, &args);
         let given = |k: usize| {
             let at = b.build_struct_gep(parts.record, self.slot, k as u32, "").unwrap();
             b.build_load(parts.input_types[k], at, "").unwrap().into_int_value()
@@ -264,12 +358,6 @@ impl<'c> ChildWarp<'_, 'c> {
         let lane_end = b.get_insert_block().unwrap();
         b.build_unconditional_branch(lanes_head).unwrap();
 
-        b.position_at_end(warp_done);
-        let lane0_tid = self.thread_index(b, f, first, "lane0.tid");
-        let mut args = thread_arguments(self.params, lane0_tid, self.block, self.ctaid, self.grid);
-        args.extend(fold_phis.iter().map(|phi| phi.as_basic_value()));
-        b.call(parts.lane0, &args);
-
         l.add_incoming(&[(&c32(0), start), (&l_next, lane_end)]);
         for (k, phi) in fold_phis.iter().enumerate() {
             let initial = match parts.reductions.get(k) {
@@ -278,6 +366,8 @@ impl<'c> ChildWarp<'_, 'c> {
             };
             phi.add_incoming(&[(&initial, start), (&folds[k], lane_end)]);
         }
+        b.position_at_end(warp_done);
+        fold_phis.iter().map(|phi| phi.as_basic_value()).collect()
     }
 
     /// A thread's index from its linear one: in a one-dimensional block the linear index itself (a branch on a

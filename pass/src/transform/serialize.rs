@@ -331,13 +331,22 @@ fn reduced<'c>(
         Some(n) if always => format!("its {n} threads always"),
         _ => format!("children of at most {} threads (checked at run time){larger}; any other is launched", thresholds.describe()),
     };
+    let stop = match variants.reduction_bound(site.child) {
+        Some(b) => format!(
+            "; a warp's lanes stop at parameter {} of the child, compared {}: a thread whose blockIdx.x * blockDim.x + threadIdx.x is at or past it \
+             changes no reduction (where the child's blocks are one-dimensional)",
+            b.param,
+            if b.signed { "signed" } else { "unsigned" }
+        ),
+        None => String::new(),
+    };
     Remark::SerializedReduced.emit(
         ctx,
         site.launch,
         &format!(
             "launch of @{} serialized with its warp reductions folded: the launching thread runs each child warp's threads one after \
              another, adding each lane's reduced values up as it goes, then lane 0's code after the reductions once with the sums \
-             (the child's threads talk within their warp only to reduce, and write only in lane 0 after that); {how}",
+             (the child's threads talk within their warp only to reduce, and write only in lane 0 after that); {how}{stop}",
             site.child.name()
         ),
     );

@@ -12,7 +12,7 @@
 ; RUN: llc-22 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx88 %t.auto.ll -o %t.ptx
 ; RUN: %ptxas -arch=sm_90 -c %t.ptx -o %t.o
 
-; REMARK: launch of @join serialized with its warp reductions folded: the launching thread runs each child warp's threads one after another, adding each lane's reduced values up as it goes, then lane 0's code after the reductions once with the sums (the child's threads talk within their warp only to reduce, and write only in lane 0 after that); children of at most 768 (1024 where the launching grid has at most 16384 threads and its threads times the child's are at most 4194304) threads (checked at run time); a larger child of at most 16384 threads is run by the launching warp where all 32 lanes reach the launch together in a grid of at least 65536 threads (KLAP308); any other is launched [KLAP321]
+; REMARK: launch of @join serialized with its warp reductions folded: the launching thread runs each child warp's threads one after another, adding each lane's reduced values up as it goes, then lane 0's code after the reductions once with the sums (the child's threads talk within their warp only to reduce, and write only in lane 0 after that); children of at most 768 (1024 where the launching grid has at most 16384 threads and its threads times the child's are at most 4194304) threads (checked at run time); a larger child of at most 16384 threads is run by the launching warp where all 32 lanes reach the launch together in a grid of at least 65536 threads (KLAP308); any other is launched; a warp's lanes stop at parameter 2 of the child, compared signed: a thread whose blockIdx.x * blockDim.x + threadIdx.x is at or past it changes no reduction (where the child's blocks are one-dimensional) [KLAP321]
 ; OFF: launch of @join run by the launching warp: {{.*}} [KLAP308]
 
 ; CHECK-LABEL: define ptx_kernel void @parent(
@@ -42,17 +42,25 @@
 ; CHECK:         atomicrmw add ptr %5, i32 [[COUNT]] seq_cst
 ; CHECK-NEXT:    atomicrmw add ptr %6, i64 [[SUM]] seq_cst
 
-; The loop over a block's warps and their lanes.
+; The loop over a block's warps and their lanes: the lanes below the bound %n only where the block is
+; one-dimensional (reduce-bound.ll), else every lane.
 ; CHECK-LABEL: define internal void @join__klap_reduced_serial(
+; CHECK:         br i1 %{{.*}}, label %lanes.working, label %lanes.all
+; CHECK:       lanes.folded:
+; CHECK-NEXT:    [[CF:%.*]] = phi i32 [ [[C:%fold.*]], %warp.done ], [ [[CA:%fold.*]], %warp.done{{[0-9]+}} ]
+; CHECK-NEXT:    [[SF:%.*]] = phi i64 [ [[S:%fold.*]], %warp.done ], [ [[SA:%fold.*]], %warp.done{{[0-9]+}} ]
 ; CHECK:       lanes:
-; CHECK:         [[C:%fold.*]] = phi i32 [ 0, %warp ], [ [[C2:%.*]], %tid.index ]
-; CHECK-NEXT:    [[S:%fold.*]] = phi i64 [ 0, %warp ], [ [[S2:%.*]], %tid.index ]
-; CHECK:       tid.index:
-; CHECK:         call void @join__klap_lane(
+; CHECK:         [[C]] = phi i32 [ 0, %lanes.working ], [ [[C2:%.*]], %lane ]
+; CHECK-NEXT:    [[S]] = phi i64 [ 0, %lanes.working ], [ [[S2:%.*]], %lane ]
+; CHECK:       lane:
+; CHECK:         call void @join__klap_lane_working(
 ; CHECK:         [[C2]] = add i32 [[C]],
 ; CHECK:         [[S2]] = add i64 [[S]],
+; CHECK:         [[CA]] = phi i32 [ 0, %lanes.all ]
+; CHECK-NEXT:    [[SA]] = phi i64 [ 0, %lanes.all ]
+; CHECK:         call void @join__klap_lane(
 ; CHECK:       lane0.tid.index:
-; CHECK:         call void @join__klap_lane0({{.*}}, i32 [[C]], i64 [[S]])
+; CHECK:         call void @join__klap_lane0({{.*}}, i32 [[CF]], i64 [[SF]])
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
