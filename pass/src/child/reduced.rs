@@ -17,6 +17,14 @@ fn kernel_index(v: BasicValueEnum<'_>) -> Option<String> {
     IndexRegister::read_by(&callee.name()).map(|r| format!("{}.{}", r.register, r.dimension))
 }
 
+/// Which index register a value of `f`, a copy of `kernel`'s thread code, reads: the index parameters after
+/// the kernel's own.
+fn copy_index<'c>(kernel: FunctionValue<'c>, f: FunctionValue<'c>) -> impl Fn(BasicValueEnum<'c>) -> Option<String> {
+    let first = kernel.count_params();
+    let names: Vec<String> = IndexRegister::all().iter().map(|(r, _)| format!("{}.{}", r.register, r.dimension)).collect();
+    move |v| (0..names.len()).find(|k| f.get_nth_param(first + *k as u32) == Some(v)).map(|k| names[k].clone())
+}
+
 /// The pieces the reduced-serial variant runs a child warp with.
 struct Parts<'c> {
     /// `K__klap_lane(params..., indices..., ptr out)`: a lane's code up to its reductions, storing the values it
@@ -76,9 +84,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// its working threads the plan shows.
     fn reduction_copy(&mut self, kernel: FunctionValue<'c>, suffix: &str, extra: &[BasicMetadataTypeEnum<'c>]) -> (FunctionValue<'c>, reduction::Plan<'c>, Option<Bound>) {
         let f = self.build_one_thread(kernel, suffix, extra).function;
-        let first = kernel.count_params();
-        let names: Vec<String> = IndexRegister::all().iter().map(|(r, _)| format!("{}.{}", r.register, r.dimension)).collect();
-        let index = |v: BasicValueEnum<'c>| (0..names.len()).find(|k| f.get_nth_param(first + *k as u32) == Some(v)).map(|k| names[k].clone());
+        let index = copy_index(kernel, f);
         let plan = reduction::plan(f, &index).expect("callers check runs_reduced");
         let bound = reduction::bound(f, &plan, &index);
         (f, plan, bound)
@@ -112,10 +118,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         }
         if let Some(bound) = below {
             // After the stores: a test may be an input itself.
-            let first = kernel.count_params();
-            let names: Vec<String> = IndexRegister::all().iter().map(|(r, _)| format!("{}.{}", r.register, r.dimension)).collect();
-            let index = |v: BasicValueEnum<'c>| (0..names.len()).find(|k| lane.get_nth_param(first + *k as u32) == Some(v)).map(|k| names[k].clone());
-            reduction::fold_bound_tests(lane, &index, bound);
+            reduction::fold_bound_tests(lane, &copy_index(kernel, lane), bound);
         }
         (lane, plan, bound, results)
     }
