@@ -7,8 +7,12 @@
 // each reduction lane by lane (KLAP321), and a child too large for that in the
 // launching warp (KLAP308) or launched.
 // Two parent grids: 73,728 threads (large enough for warp runs) and 2,000
-// (small: the small-grid thresholds). Children of 0 to 3,000 threads in blocks
-// of 64 (two warps each; lanes past n take part with nothing).
+// (small: the small-grid thresholds). Children of 0 to 3,000 threads (lanes
+// past n take part with nothing, so that klap's loop over a warp's lanes may
+// stop at n): in blocks of 64 with a signed index; with an unsigned one in
+// one-dimensional blocks of 96, and in blocks of 32 x 2, whose two rows of a
+// block have the same blockIdx.x * blockDim.x + threadIdx.x (there every lane
+// runs: the loop stops at the bound only in one-dimensional blocks).
 #include "check.cuh"
 
 #include <algorithm>
@@ -34,9 +38,8 @@ __device__ __host__ inline int childLen(int i) {
   }
 }
 
-__global__ void reduceChild(int i, int n, unsigned *out, unsigned long long *sums) {
-  int t = blockIdx.x * blockDim.x + threadIdx.x;
-  bool on = t < n;
+// The child's reductions, given its thread's index t and whether t is below the bound.
+__device__ __forceinline__ void reduceWarp(int i, unsigned t, bool on, unsigned *out, unsigned long long *sums) {
   unsigned v = on ? childValue(i, t) : 0u;
   unsigned c = __reduce_add_sync(FULL, on && (v & 3u) == 0 ? 1u : 0u);
   unsigned m = __reduce_max_sync(FULL, v >> 4);
@@ -44,7 +47,7 @@ __global__ void reduceChild(int i, int n, unsigned *out, unsigned long long *sum
   unsigned bal = __ballot_sync(FULL, on && (v & 1u));
   int any = __any_sync(FULL, on && v % 97u == 0);
   int all = __all_sync(FULL, !on || (v & 0x80000000u) == 0);
-  unsigned long long s = on ? (unsigned long long)v * (unsigned)(t + 1) + 5ull : 0ull;
+  unsigned long long s = on ? (unsigned long long)v * (t + 1u) + 5ull : 0ull;
   for (int d = 16; d > 0; d /= 2)
     s += __shfl_down_sync(FULL, s, d);
   unsigned x = v ^ (v >> 3);
@@ -62,13 +65,56 @@ __global__ void reduceChild(int i, int n, unsigned *out, unsigned long long *sum
   }
 }
 
+__global__ void reduceChild(int i, int n, unsigned *out, unsigned long long *sums) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  reduceWarp(i, (unsigned)t, t < n, out, sums);
+}
+
+__global__ void reduceChildU(int i, unsigned n, unsigned *out, unsigned long long *sums) {
+  unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  reduceWarp(i, t, t < n, out, sums);
+}
+
 __global__ void reduceParent(int count, unsigned *out, unsigned long long *sums) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count)
     return;
   int n = childLen(i);
-  if (n > 0)
+  if (n == 0)
+    return;
+  if (i % 3 == 0)
     reduceChild<<<(n + CB - 1) / CB, CB>>>(i, n, out, sums);
+  else if (i % 3 == 1)
+    reduceChildU<<<(n + 95) / 96, 96>>>(i, (unsigned)n, out, sums);
+  else
+    reduceChildU<<<(n + 31) / 32, dim3(32, 2)>>>(i, (unsigned)n, out, sums);
+}
+
+// One child warp, its lanes' indices first + 0 to 31, folded into o and sum as lane 0 adds them.
+static void referenceWarp(int i, int n, unsigned first, unsigned *o, unsigned long long *sum) {
+  unsigned c = 0, m = 0, mn = 0xffffffffu, bal = 0, x = 0;
+  bool any = false, all = true;
+  unsigned long long s = 0;
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned t = first + l;
+    bool on = t < (unsigned)n;
+    unsigned v = on ? childValue(i, (int)t) : 0u;
+    c += on && (v & 3u) == 0;
+    m = std::max(m, v >> 4);
+    mn = std::min(mn, on ? v : 0xffffffffu);
+    bal |= (on && (v & 1u)) ? 1u << l : 0u;
+    any = any || (on && v % 97u == 0);
+    all = all && (!on || (v & 0x80000000u) == 0);
+    s += on ? (unsigned long long)v * (t + 1u) + 5ull : 0ull;
+    x += v ^ (v >> 3);
+  }
+  o[0] += c;
+  o[1] = std::max(o[1], m);
+  o[2] = std::min(o[2], mn);
+  o[3] += (unsigned)__builtin_popcount(bal);
+  o[4] += (any ? 1u : 0u) + (all ? 0x10000u : 0u);
+  o[5] += x;
+  *sum += s;
 }
 
 static void reference(int i, unsigned *o, unsigned long long *sum) {
@@ -78,32 +124,13 @@ static void reference(int i, unsigned *o, unsigned long long *sum) {
   *sum = 0;
   if (n == 0)
     return;
-  int threads = (n + CB - 1) / CB * CB;
-  for (int w = 0; w < threads; w += 32) {
-    unsigned c = 0, m = 0, mn = 0xffffffffu, bal = 0, x = 0;
-    bool any = false, all = true;
-    unsigned long long s = 0;
-    for (int l = 0; l < 32; ++l) {
-      int t = w + l;
-      bool on = t < n;
-      unsigned v = on ? childValue(i, t) : 0u;
-      c += on && (v & 3u) == 0;
-      m = std::max(m, v >> 4);
-      mn = std::min(mn, on ? v : 0xffffffffu);
-      bal |= (on && (v & 1u)) ? 1u << l : 0u;
-      any = any || (on && v % 97u == 0);
-      all = all && (!on || (v & 0x80000000u) == 0);
-      s += on ? (unsigned long long)v * (unsigned)(t + 1) + 5ull : 0ull;
-      x += v ^ (v >> 3);
-    }
-    o[0] += c;
-    o[1] = std::max(o[1], m);
-    o[2] = std::min(o[2], mn);
-    o[3] += (unsigned)__builtin_popcount(bal);
-    o[4] += (any ? 1u : 0u) + (all ? 0x10000u : 0u);
-    o[5] += x;
-    *sum += s;
-  }
+  // The launch's block: its width, its rows (each row's warps see the same indices).
+  unsigned width = i % 3 == 0 ? CB : i % 3 == 1 ? 96 : 32, rows = i % 3 == 2 ? 2 : 1;
+  unsigned blocks = ((unsigned)n + width - 1) / width;
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned r = 0; r < rows; ++r)
+      for (unsigned w = 0; w < width; w += 32)
+        referenceWarp(i, n, b * width + w, o, sum);
 }
 
 static void run(const char *name, int count) {
