@@ -33,6 +33,9 @@
 //!   all 32 lanes of a warp together: the children of the lanes that pass `mine`, one after another, each
 //!   run a child warp at a time, lane l playing lane l of the child's warp (its thread `32 w + l`). For a
 //!   child whose threads talk within their warp but not beyond ([`ChildVariants::runs_by_warp`]).
+//! - [`VariantKind::WarpThread`]: `K__klap_warp_thread(params..., i32 x 12)`, the thread code the warp run
+//!   calls where the child's shuffle trees are sums reduction.rs follows: those made whole-warp additions
+//!   (reduced.rs); other children's warp runs call the thread variant.
 //! - [`VariantKind::Block`]: `K__klap_block(params..., i32 x 12, i32 threads)`, the code of one child
 //!   thread as the thread variant has it, for a parent block whose threads run one child block together
 //!   (block reuse): its static and dynamic shared memory stay shared memory, its warp collectives stay
@@ -75,6 +78,8 @@ pub enum VariantKind {
     WarpSerial,
     /// The children of a warp's lanes run by the whole warp, a child warp at a time (warp_run).
     WarpRun,
+    /// The thread code the warp run calls, its shuffle-tree sums made whole-warp additions (warp_thread).
+    WarpThread,
     /// Every thread of a grid, a child warp at a time, its warp reductions folded over the lanes
     /// (reduced_serial; reduction.rs).
     ReducedSerial,
@@ -709,7 +714,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             return None;
         }
         Some(self.cached(kernel, VariantKind::WarpRun, |this| {
-            let thread = this.thread(kernel);
+            let thread = this.warp_thread(kernel);
             this.build_warp_run(kernel, thread)
         }))
     }

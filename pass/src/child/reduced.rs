@@ -6,7 +6,7 @@
 use super::{index_phis, one_dimensional, product3, split_index, thread_arguments, ChildVariants, Variant, VariantKind};
 use crate::llvm::{
     AddressSpace, BasicMetadataTypeEnum, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
-    IntPredicate, IntValue, Linkage, StructType, ValueExt,
+    IntPredicate, IntValue, Linkage, ModuleExt, StructType, ValueExt,
 };
 use crate::reduction::{self, within_warp, Bound, Fold};
 use crate::runtime::IndexRegister;
@@ -78,6 +78,84 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             let parts = this.reduced_parts(kernel);
             this.build_reduced_serial(kernel, &parts)
         })
+    }
+
+    /// The thread code the launching warp runs a child warp with (KLAP308), its lanes playing the child's: for
+    /// a child whose shuffle trees reduction.rs follows ([`Self::runs_reduced`]), a copy whose trees are
+    /// replaced by whole-warp `redux.sync` additions (`K__klap_warp_thread`); else the thread variant. Lane 0
+    /// uses a tree's results only where it is the sum over the lanes (that is what the plan proves), and every
+    /// lane reaches the trees' block once: there each summed value's 27-bit pieces are added over the warp
+    /// (a piece's sum over 32 lanes fits 32 bits), the pieces' sums joined into the 64-bit sum, and lane 0's
+    /// values computed from those. A 64-bit tree of ten shuffles and twenty additions becomes three
+    /// reductions and a few shifts.
+    pub fn warp_thread(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
+        if self.runs_reduced(kernel).is_err() {
+            return self.thread(kernel);
+        }
+        self.cached(kernel, VariantKind::WarpThread, |this| {
+            let variant = this.build_one_thread(kernel, "__klap_warp_thread", &[]);
+            let f = variant.function;
+            let plan = reduction::plan(f, &copy_index(kernel, f)).expect("callers check runs_reduced");
+            this.sums_by_redux(&plan);
+            variant
+        })
+    }
+
+    /// Replaces `plan`'s shuffle trees by whole-warp additions (see [`Self::warp_thread`]).
+    fn sums_by_redux(&self, plan: &reduction::Plan<'c>) {
+        if plan.exits.is_empty() {
+            return;
+        }
+        let cx = self.module.get_context();
+        let (i32t, i64t) = (cx.i32_type(), cx.i64_type());
+        let redux = self.module.get_or_declare("llvm.nvvm.redux.sync.add", i32t.fn_type(&[i32t.into(), i32t.into()], false));
+        let b = cx.create_builder();
+        b.position_before(&plan.block.get_terminator().expect("a terminated block"));
+        const PIECE: u32 = 27;
+        let mut sums: Vec<Option<IntValue<'c>>> = vec![None; plan.inputs.len()];
+        for e in &plan.exits {
+            for &(k, _) in &e.sums {
+                if sums[k].is_some() {
+                    continue;
+                }
+                let v = plan.inputs[k].into_int_value();
+                let bits = v.get_type().get_bit_width();
+                let wide = b.build_int_z_extend_or_bit_cast(v, i64t, "").unwrap();
+                let mut sum: Option<IntValue<'c>> = None;
+                for j in 0..bits.div_ceil(PIECE) {
+                    let at = i64t.const_int((PIECE * j) as u64, false);
+                    let shifted = if j == 0 { wide } else { b.build_right_shift(wide, at, false, "").unwrap() };
+                    let piece = b.build_and(shifted, i64t.const_int((1u64 << PIECE) - 1, false), "").unwrap();
+                    let piece = b.build_int_truncate(piece, i32t, "piece").unwrap();
+                    let total = b.call_value(redux, &[piece.into(), i32t.const_all_ones().into()]).into_int_value();
+                    let total = b.build_int_z_extend(total, i64t, "").unwrap();
+                    let total = if j == 0 { total } else { b.build_left_shift(total, at, "").unwrap() };
+                    sum = Some(match sum {
+                        Some(s) => b.build_int_add(s, total, "").unwrap(),
+                        None => total,
+                    });
+                }
+                sums[k] = sum;
+            }
+        }
+        for e in &plan.exits {
+            let mut v = i64t.const_int(e.konst, false);
+            for &(k, c) in &e.sums {
+                let sum = sums[k].expect("each summed input added over the warp above");
+                let term = if c == 1 { sum } else { b.build_int_mul(sum, i64t.const_int(c, false), "").unwrap() };
+                v = if e.konst == 0 && v.is_const() { term } else { b.build_int_add(v, term, "lane0.sum").unwrap() };
+            }
+            let ty = e.value.get_type().into_int_type();
+            let v = if ty.get_bit_width() < 64 { b.build_int_truncate(v, ty, "").unwrap() } else { v };
+            e.value.replace_uses_with(v);
+        }
+        // The trees are dead now: lane 0 took the exits' values, and nothing else used them.
+        for i in plan.chain.iter().rev() {
+            if !i.result().instruction_users().is_empty() {
+                i.replace_uses_with(i.get_type().into_int_type().get_undef());
+            }
+            i.erase();
+        }
     }
 
     /// A copy of `kernel`'s thread code (with `extra` parameters), its reduction plan there, and the bound on

@@ -10,6 +10,14 @@
 
 ; REMARK: launch of @votes serialized with its warp reductions folded: {{.*}} [KLAP321]
 
+; Run by the warp, the butterfly is whole-warp additions of its 32-bit value's two 27-bit pieces; lane 0 adds 160.
+; CHECK-LABEL: define internal void @votes__klap_warp_thread(
+; CHECK-NOT:     @llvm.nvvm.shfl
+; CHECK:         call i32 @llvm.nvvm.redux.sync.add(i32 %piece, i32 -1)
+; CHECK:         call i32 @llvm.nvvm.redux.sync.add(i32 %piece1, i32 -1)
+; CHECK:         [[S:%lane0.sum]] = add i64 160, %{{.*}}
+; CHECK-NEXT:    [[S32:%.*]] = trunc i64 [[S]] to i32
+; CHECK:         atomicrmw add ptr %{{.*}}, i32 [[S32]] monotonic
 ; CHECK-LABEL: define internal void @votes__klap_lane0(
 ; CHECK-SAME:    i32 [[BAL:%[0-9]+]], i1 [[ANY:%[0-9]+]], i1 [[ALL:%[0-9]+]], i32 [[MIN:%[0-9]+]], i32 [[MAX:%[0-9]+]], i64 [[X:%[0-9]+]])
 ; CHECK:         [[X32:%.*]] = add i64 160, [[X]]

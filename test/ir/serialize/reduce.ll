@@ -24,6 +24,27 @@
 ; CHECK:         call void @join__klap_reduced_serial(ptr %key, ptr %pay, i32 %n, i32 %s_key, i32 %s_pay, ptr %count, ptr %sum, i32 %blocks, i32 1, i32 1, i32 128, i32 1, i32 1, i64 -1)
 ; CHECK:         call i32 @__cudaCDP2LaunchDeviceV2(
 
+; A larger child is run by the launching warp (KLAP308) through a copy of its thread code whose shuffle tree is
+; gone: the 64-bit term's three 27-bit pieces added over the warp (redux.sync), their sums joined, lane 0 adding
+; that up. The match count's reduction stays as written.
+; CHECK-LABEL: define internal void @join__klap_warp_thread(
+; CHECK-NOT:     @llvm.nvvm.shfl
+; CHECK:         [[COUNT:%.*]] = call i32 @llvm.nvvm.redux.sync.add(i32 %{{.*}}, i32 -1)
+; CHECK:         [[LO:%.*]] = and i64 [[TERM:%[0-9]+]], 134217727
+; CHECK-NEXT:    [[P0:%piece]] = trunc i64 [[LO]] to i32
+; CHECK-NEXT:    [[S0:%.*]] = call i32 @llvm.nvvm.redux.sync.add(i32 [[P0]], i32 -1)
+; CHECK-NEXT:    [[W0:%.*]] = zext i32 [[S0]] to i64
+; CHECK-NEXT:    [[MID:%.*]] = lshr i64 [[TERM]], 27
+; CHECK:         call i32 @llvm.nvvm.redux.sync.add(i32 %piece1, i32 -1)
+; CHECK:         [[HI:%.*]] = lshr i64 [[TERM]], 54
+; CHECK:         call i32 @llvm.nvvm.redux.sync.add(i32 %piece2, i32 -1)
+; CHECK:         [[SUM:%.*]] = add i64 %{{.*}}, %{{.*}}
+; CHECK-NOT:     @llvm.nvvm.shfl
+; CHECK:         atomicrmw add ptr %5, i32 [[COUNT]] seq_cst
+; CHECK-NEXT:    atomicrmw add ptr %6, i64 [[SUM]] seq_cst
+; CHECK-LABEL: define internal void @join__klap_warp_run(
+; CHECK:         call void @join__klap_warp_thread(
+
 ; Each lane's part: no collective left, its two values stored.
 ; CHECK-LABEL: define internal void @join__klap_lane(
 ; CHECK-NOT:     @llvm.nvvm.redux
