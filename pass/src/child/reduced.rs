@@ -62,6 +62,12 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         reduction::plan(kernel, &kernel_index).map(|_| ())
     }
 
+    /// How many values of `kernel`'s shuffle trees lane 0 takes as sums over the warp, where [`Self::runs_reduced`]
+    /// holds: what [`Self::warp_thread`] adds up by whole-warp reductions instead (0 elsewhere).
+    pub fn tree_sums(&self, kernel: FunctionValue<'c>) -> usize {
+        reduction::plan(kernel, &kernel_index).map_or(0, |plan| plan.exits.len())
+    }
+
     /// The bound on the working threads of `kernel` (callers check [`Self::runs_reduced`]) past which its
     /// threads change no reduction: the index of the parameter and whether it is compared signed.
     pub fn reduction_bound(&self, kernel: FunctionValue<'c>) -> Option<Bound> {

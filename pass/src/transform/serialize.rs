@@ -101,6 +101,15 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     changed
 }
 
+/// What the warp run does with the child's shuffle trees, for a remark (ChildVariants::warp_thread).
+fn trees_note<'c>(variants: &ChildVariants<'_, 'c>, child: FunctionValue<'c>) -> String {
+    match variants.tree_sums(child) {
+        0 => String::new(),
+        1 => "; the sum over the warp lane 0 takes from the child's shuffle tree is added up by whole-warp reductions (redux.sync) instead".to_string(),
+        n => format!("; the {n} sums over the warp lane 0 takes from the child's shuffle trees are added up by whole-warp reductions (redux.sync) instead"),
+    }
+}
+
 /// Runs the children of the launch at `site` by the launching warp (KLAP308), or keeps the launch where the
 /// child is a constant size above the threshold (None). Some(the launch left for what the warp does not run).
 fn by_warp<'c>(
@@ -125,6 +134,7 @@ fn by_warp<'c>(
     };
     // Why one thread does not run the child warps with their reductions folded (KLAP321).
     let not_folded = not_folded.map_or(String::new(), |why| format!("; not run by the launching thread with its warp reductions folded: {why}"));
+    let not_folded = format!("{not_folded}{}", trees_note(variants, site.child));
     Remark::WarpRun.emit(
         ctx,
         site.launch,
@@ -322,8 +332,10 @@ fn reduced<'c>(
     let serial = variants.reduced_serial(site.child);
     let larger = match warp {
         Some(_) => format!(
-            "; a larger child of at most {} threads is run by the launching warp where all 32 lanes reach the launch together in a grid of at least {} threads (KLAP308)",
-            options.warp_run_threshold, options.warp_run_grid_threads
+            "; a larger child of at most {} threads is run by the launching warp where all 32 lanes reach the launch together in a grid of at least {} threads (KLAP308{})",
+            options.warp_run_threshold,
+            options.warp_run_grid_threads,
+            trees_note(variants, site.child)
         ),
         None => String::new(),
     };
