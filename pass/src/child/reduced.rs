@@ -62,17 +62,15 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         reduction::plan(kernel, &kernel_index).map(|_| ())
     }
 
-    /// How many values of `kernel`'s shuffle trees lane 0 takes as sums over the warp, where [`Self::runs_reduced`]
-    /// holds: what [`Self::warp_thread`] adds up by whole-warp reductions instead (0 elsewhere).
-    pub fn tree_sums(&self, kernel: FunctionValue<'c>) -> usize {
-        reduction::plan(kernel, &kernel_index).map_or(0, |plan| plan.exits.len())
-    }
-
-    /// The bound on the working threads of `kernel` (callers check [`Self::runs_reduced`]) past which its
-    /// threads change no reduction: the index of the parameter and whether it is compared signed.
-    pub fn reduction_bound(&self, kernel: FunctionValue<'c>) -> Option<Bound> {
-        let plan = reduction::plan(kernel, &kernel_index).ok()?;
-        reduction::bound(kernel, &plan, &kernel_index)
+    /// What the remarks say of `kernel`'s reductions, where its plan holds ((None, 0) elsewhere): the bound on
+    /// its working threads past which they change no reduction (the parameter's index, whether compared
+    /// signed), and how many values of its shuffle trees lane 0 takes as sums over the warp (what
+    /// [`Self::warp_thread`] adds up by whole-warp reductions instead).
+    pub fn reduction_facts(&self, kernel: FunctionValue<'c>) -> (Option<Bound>, usize) {
+        match reduction::plan(kernel, &kernel_index) {
+            Ok(plan) => (reduction::bound(kernel, &plan, &kernel_index), plan.exits.len()),
+            Err(_) => (None, 0),
+        }
     }
 
     /// [`Self::serial`] for a child whose threads reduce within their warp (callers check
@@ -145,15 +143,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             }
         }
         for e in &plan.exits {
-            let mut v = i64t.const_int(e.konst, false);
-            for &(k, c) in &e.sums {
-                let sum = sums[k].expect("each summed input added over the warp above");
-                let term = if c == 1 { sum } else { b.build_int_mul(sum, i64t.const_int(c, false), "").unwrap() };
-                v = if e.konst == 0 && v.is_const() { term } else { b.build_int_add(v, term, "lane0.sum").unwrap() };
-            }
-            let ty = e.value.get_type().into_int_type();
-            let v = if ty.get_bit_width() < 64 { b.build_int_truncate(v, ty, "").unwrap() } else { v };
-            e.value.replace_uses_with(v);
+            e.value.replace_uses_with(exit_value(&b, e, |k| sums[k].expect("each summed input added over the warp above")));
         }
         // The trees are dead now: lane 0 took the exits' values, and nothing else used them.
         for i in plan.chain.iter().rev() {
@@ -164,14 +154,11 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         }
     }
 
-    /// A copy of `kernel`'s thread code (with `extra` parameters), its reduction plan there, and the bound on
-    /// its working threads the plan shows.
-    fn reduction_copy(&mut self, kernel: FunctionValue<'c>, suffix: &str, extra: &[BasicMetadataTypeEnum<'c>]) -> (FunctionValue<'c>, reduction::Plan<'c>, Option<Bound>) {
+    /// A copy of `kernel`'s thread code (with `extra` parameters), and its reduction plan there.
+    fn reduction_copy(&mut self, kernel: FunctionValue<'c>, suffix: &str, extra: &[BasicMetadataTypeEnum<'c>]) -> (FunctionValue<'c>, reduction::Plan<'c>) {
         let f = self.build_one_thread(kernel, suffix, extra).function;
-        let index = copy_index(kernel, f);
-        let plan = reduction::plan(f, &index).expect("callers check runs_reduced");
-        let bound = reduction::bound(f, &plan, &index);
-        (f, plan, bound)
+        let plan = reduction::plan(f, &copy_index(kernel, f)).expect("callers check runs_reduced");
+        (f, plan)
     }
 
     /// A lane's part of `kernel` (`K<suffix>`): its code up to the end of the collectives' block, the values it
@@ -181,7 +168,9 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     fn lane_part(&mut self, kernel: FunctionValue<'c>, suffix: &str, below: Option<Bound>) -> (FunctionValue<'c>, reduction::Plan<'c>, Option<Bound>, Vec<BasicTypeEnum<'c>>) {
         let cx = self.module.get_context();
         let b = cx.create_builder();
-        let (lane, plan, bound) = self.reduction_copy(kernel, suffix, &[cx.ptr_type(AddressSpace::default()).into()]);
+        let (lane, plan) = self.reduction_copy(kernel, suffix, &[cx.ptr_type(AddressSpace::default()).into()]);
+        // The bound, found before the copy changes; a copy for the threads below a known one needs none.
+        let bound = if below.is_none() { reduction::bound(lane, &plan, &copy_index(kernel, lane)) } else { below };
         let results: Vec<BasicTypeEnum<'c>> = plan.reductions.iter().map(|r| r.call.get_type().into_int_type().into()).collect();
         let input_types: Vec<BasicTypeEnum<'c>> = plan.inputs.iter().map(|v| v.get_type()).collect();
         let record = cx.struct_type(&input_types, false);
@@ -230,7 +219,7 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         };
         let mut extra: Vec<BasicMetadataTypeEnum<'c>> = results.iter().map(|t| (*t).into()).collect();
         extra.extend(summed.iter().map(|_| BasicMetadataTypeEnum::from(i64t)));
-        let (lane0, plan0, _) = self.reduction_copy(kernel, "__klap_lane0", &extra);
+        let (lane0, plan0) = self.reduction_copy(kernel, "__klap_lane0", &extra);
         assert!(plan0.inputs.len() == plan.inputs.len() && plan0.exits.len() == plan.exits.len(), "two copies of one kernel, two plans");
         let first_fold = lane0.count_params() - extra.len() as u32;
         let entry_end = lane0.get_first_basic_block().unwrap().get_terminator().unwrap();
@@ -239,20 +228,11 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
             r.call.replace_uses_with(lane0.get_nth_param(first_fold + k as u32).unwrap());
         }
         for e in &plan0.exits {
-            let mut v: Option<IntValue<'c>> = (e.konst != 0).then(|| i64t.const_int(e.konst, false));
-            for &(input, c) in &e.sums {
+            let sum = |input: usize| {
                 let k = summed.iter().position(|i| *i == input).unwrap();
-                let sum = lane0.get_nth_param(first_fold + (plan0.reductions.len() + k) as u32).unwrap().into_int_value();
-                let term = if c == 1 { sum } else { b.build_int_mul(sum, i64t.const_int(c, false), "").unwrap() };
-                v = Some(match v {
-                    Some(v) => b.build_int_add(v, term, "").unwrap(),
-                    None => term,
-                });
-            }
-            let v = v.unwrap_or_else(|| i64t.const_zero());
-            let ty = e.value.get_type().into_int_type();
-            let v = if ty.get_bit_width() < 64 { b.build_int_truncate(v, ty, "").unwrap() } else { v };
-            e.value.replace_uses_with(v);
+                lane0.get_nth_param(first_fold + (plan0.reductions.len() + k) as u32).unwrap().into_int_value()
+            };
+            e.value.replace_uses_with(exit_value(&b, e, sum));
         }
         let gone: Vec<_> = plan0.reductions.iter().map(|r| r.call).chain(plan0.chain.iter().copied()).collect();
         for i in &gone {
@@ -478,6 +458,24 @@ impl<'c> ChildWarp<'_, 'c> {
             phi.as_basic_value().into_int_value()
         })
     }
+}
+
+/// Lane 0's value of the exit `e` at `b`: its constant plus each summed input's sum over the warp (`sum`, 64 bits)
+/// times its count, in the exit's width.
+fn exit_value<'c>(b: &Builder<'c>, e: &reduction::Exit<'c>, sum: impl Fn(usize) -> IntValue<'c>) -> IntValue<'c> {
+    let i64t = e.value.get_type().into_int_type().get_context().i64_type();
+    let mut v: Option<IntValue<'c>> = (e.konst != 0).then(|| i64t.const_int(e.konst, false));
+    for &(input, c) in &e.sums {
+        let s = sum(input);
+        let term = if c == 1 { s } else { b.build_int_mul(s, i64t.const_int(c, false), "").unwrap() };
+        v = Some(match v {
+            Some(v) => b.build_int_add(v, term, "lane0.sum").unwrap(),
+            None => term,
+        });
+    }
+    let v = v.unwrap_or_else(|| i64t.const_zero());
+    let ty = e.value.get_type().into_int_type();
+    if ty.get_bit_width() < 64 { b.build_int_truncate(v, ty, "").unwrap() } else { v }
 }
 
 /// The value a fold over no lanes starts from.

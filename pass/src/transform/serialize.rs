@@ -102,8 +102,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 }
 
 /// What the warp run does with the child's shuffle trees, for a remark (ChildVariants::warp_thread).
-fn trees_note<'c>(variants: &ChildVariants<'_, 'c>, child: FunctionValue<'c>) -> String {
-    match variants.tree_sums(child) {
+fn trees_note(tree_sums: usize) -> String {
+    match tree_sums {
         0 => String::new(),
         1 => "; the sum over the warp lane 0 takes from the child's shuffle tree is added up by whole-warp reductions (redux.sync) instead".to_string(),
         n => format!("; the {n} sums over the warp lane 0 takes from the child's shuffle trees are added up by whole-warp reductions (redux.sync) instead"),
@@ -134,7 +134,7 @@ fn by_warp<'c>(
     };
     // Why one thread does not run the child warps with their reductions folded (KLAP321).
     let not_folded = not_folded.map_or(String::new(), |why| format!("; not run by the launching thread with its warp reductions folded: {why}"));
-    let not_folded = format!("{not_folded}{}", trees_note(variants, site.child));
+    let not_folded = format!("{not_folded}{}", trees_note(variants.reduction_facts(site.child).1));
     Remark::WarpRun.emit(
         ctx,
         site.launch,
@@ -329,13 +329,14 @@ fn reduced<'c>(
     // slower; their warps shared out over the launching warp's lanes, each run by one lane with its reductions
     // folded, 1.2x slower (and join:uniform 1.1x slower for that path's presence alone).
     let warp = if warp_ok && !always { variants.warp_run(site.child) } else { None };
+    let (bound, tree_sums) = variants.reduction_facts(site.child);
     let serial = variants.reduced_serial(site.child);
     let larger = match warp {
         Some(_) => format!(
             "; a larger child of at most {} threads is run by the launching warp where all 32 lanes reach the launch together in a grid of at least {} threads (KLAP308{})",
             options.warp_run_threshold,
             options.warp_run_grid_threads,
-            trees_note(variants, site.child)
+            trees_note(tree_sums)
         ),
         None => String::new(),
     };
@@ -343,7 +344,7 @@ fn reduced<'c>(
         Some(n) if always => format!("its {n} threads always"),
         _ => format!("children of at most {} threads (checked at run time){larger}; any other is launched", thresholds.describe()),
     };
-    let stop = match variants.reduction_bound(site.child) {
+    let stop = match bound {
         Some(b) => format!(
             "; a warp's lanes stop at parameter {} of the child, compared {}: a thread whose blockIdx.x * blockDim.x + threadIdx.x is at or past it \
              changes no reduction (where the child's blocks are one-dimensional)",
