@@ -761,12 +761,19 @@ struct BoundTest<'c> {
     past: Option<bool>,
 }
 
-/// Whether `v` is `blockIdx.x * blockDim.x + threadIdx.x`, computed in 32 bits.
-fn is_linear_x<'c>(v: BasicValueEnum<'c>, index: IndexOf<'_, 'c>) -> bool {
-    let reads = |v: BasicValueEnum<'c>, r: &str| index(v).as_deref() == Some(r);
-    let Some(add) = v.instruction_of(InstructionOpcode::Add) else { return false };
+/// Whether `v` is `blockIdx.x * blockDim.x + threadIdx.x`, the add's and the multiply's operands in either
+/// order; `index` names the index register a value reads. `widened`: `v` and each operand may be a zext or
+/// sext of the 32-bit value (an index computed in 64 bits), where a test of the bound alone matters; else
+/// the index is exactly the 32-bit one, which a value folded for the threads past a bound needs.
+pub(crate) fn is_linear_x<'c>(v: BasicValueEnum<'c>, index: IndexOf<'_, 'c>, widened: bool) -> bool {
+    let narrow = |v: BasicValueEnum<'c>| match v.as_instruction() {
+        Some(i) if widened && matches!(i.get_opcode(), InstructionOpcode::ZExt | InstructionOpcode::SExt) => i.operand(0),
+        _ => v,
+    };
+    let reads = |v: BasicValueEnum<'c>, r: &str| index(narrow(v)).as_deref() == Some(r);
+    let Some(add) = narrow(v).instruction_of(InstructionOpcode::Add) else { return false };
     let base = |m: BasicValueEnum<'c>| {
-        m.instruction_of(InstructionOpcode::Mul).is_some_and(|m| {
+        narrow(m).instruction_of(InstructionOpcode::Mul).is_some_and(|m| {
             let (a, b) = (m.operand(0), m.operand(1));
             (reads(a, "ctaid.x") && reads(b, "ntid.x")) || (reads(a, "ntid.x") && reads(b, "ctaid.x"))
         })
@@ -783,12 +790,12 @@ fn bound_tests<'c>(f: FunctionValue<'c>, index: IndexOf<'_, 'c>) -> Vec<BoundTes
         let (a, b) = (icmp.operand(0), icmp.operand(1));
         let Some(p) = icmp.get_icmp_predicate() else { continue };
         // Normalized to `x p n`.
-        let (p, param) = if is_linear_x(a, index) {
+        let (p, param) = if is_linear_x(a, index, false) {
             match i32_param(b) {
                 Some(k) => (p, k),
                 None => continue,
             }
-        } else if is_linear_x(b, index) {
+        } else if is_linear_x(b, index, false) {
             let swapped = match p {
                 SLT => SGT,
                 SGT => SLT,

@@ -60,7 +60,7 @@ use crate::llvm::{
     AddressSpace, BasicMetadataTypeEnum, BasicType, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionValue,
     InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Linkage, Module, ModuleExt, ValueExt, SHARED_SPACE,
 };
-use crate::reduction::{thread_collective, within_warp};
+use crate::reduction::{is_linear_x, thread_collective, within_warp};
 use crate::runtime::{is_runtime_function, IndexRegister, Runtime, RuntimeFn, UNIFORM_RECORDS};
 use crate::site::abi::{classify_entry, EntryKind};
 use crate::site::ops::entry_alloca;
@@ -1326,27 +1326,10 @@ pub fn hoist_fixed_allocas<'c>(b: &crate::llvm::Builder<'c>, f: FunctionValue<'c
     }
 }
 
-/// Whether `v` is `blockIdx.x * blockDim.x + threadIdx.x` (either operand order, possibly widened).
-fn is_linear_x<'c>(v: BasicValueEnum<'c>) -> bool {
-    let reads = |v: BasicValueEnum<'c>, register: &str| {
-        v.instruction_of(InstructionOpcode::Call)
-            .and_then(|c| c.called_function())
-            .is_some_and(|f| f.name() == format!("llvm.nvvm.read.ptx.sreg.{register}.x"))
-    };
-    let narrow = |v: BasicValueEnum<'c>| -> BasicValueEnum<'c> { match v.as_instruction() {
-        Some(i) if matches!(i.get_opcode(), InstructionOpcode::ZExt | InstructionOpcode::SExt) => i.operand(0),
-        _ => v,
-    } };
-    let v = narrow(v);
-    let Some(add) = v.instruction_of(InstructionOpcode::Add) else { return false };
-    let (p, q) = (narrow(add.operand(0)), narrow(add.operand(1)));
-    let is_block_base = |m: BasicValueEnum<'c>| {
-        m.instruction_of(InstructionOpcode::Mul).is_some_and(|m| {
-            let (x, y) = (narrow(m.operand(0)), narrow(m.operand(1)));
-            (reads(x, "ctaid") && reads(y, "ntid")) || (reads(x, "ntid") && reads(y, "ctaid"))
-        })
-    };
-    (reads(p, "tid") && is_block_base(q)) || (reads(q, "tid") && is_block_base(p))
+/// Which index register a kernel's value reads, where it is a read of one.
+fn kernel_index(v: BasicValueEnum<'_>) -> Option<String> {
+    let callee = v.as_instruction().and_then(|i| i.called_function())?;
+    IndexRegister::read_by(&callee.name()).map(|r| format!("{}.{}", r.register, r.dimension))
 }
 
 /// A variant the launching warp calls together: `kernel`'s parameters, the child's grid and block (six
@@ -1702,14 +1685,14 @@ fn guard(kernel: FunctionValue<'_>) -> Option<Guard> {
     use IntPredicate::*;
     // Normalized to "x < n works": (n, signed, the operand of the successor the threads past n take).
     let (n, signed, exit) = match cond.get_icmp_predicate()? {
-        SLT if is_linear_x(a) => (b, true, 1),
-        ULT if is_linear_x(a) => (b, false, 1),
-        SGT if is_linear_x(b) => (a, true, 1),
-        UGT if is_linear_x(b) => (a, false, 1),
-        SGE if is_linear_x(a) => (b, true, 2),
-        UGE if is_linear_x(a) => (b, false, 2),
-        SLE if is_linear_x(b) => (a, true, 2),
-        ULE if is_linear_x(b) => (a, false, 2),
+        SLT if is_linear_x(a, &kernel_index, true) => (b, true, 1),
+        ULT if is_linear_x(a, &kernel_index, true) => (b, false, 1),
+        SGT if is_linear_x(b, &kernel_index, true) => (a, true, 1),
+        UGT if is_linear_x(b, &kernel_index, true) => (a, false, 1),
+        SGE if is_linear_x(a, &kernel_index, true) => (b, true, 2),
+        UGE if is_linear_x(a, &kernel_index, true) => (b, false, 2),
+        SLE if is_linear_x(b, &kernel_index, true) => (a, true, 2),
+        ULE if is_linear_x(b, &kernel_index, true) => (a, false, 2),
         _ => return None,
     };
     let exit_block = if exit == 1 { on_false } else { on_true };

@@ -3,19 +3,13 @@
 //! after the reductions once with the folds: the reduced-serial variant runs every child warp of a launch so,
 //! in the launching thread.
 
-use super::{index_phis, one_dimensional, product3, split_index, thread_arguments, ChildVariants, Variant, VariantKind};
+use super::{index_phis, kernel_index, one_dimensional, product3, split_index, thread_arguments, ChildVariants, Variant, VariantKind};
 use crate::llvm::{
     AddressSpace, BasicMetadataTypeEnum, BasicTypeEnum, BasicValueEnum, Builder, BuilderExt, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
     IntPredicate, IntValue, Linkage, ModuleExt, StructType, ValueExt,
 };
 use crate::reduction::{self, within_warp, Bound, Fold};
 use crate::runtime::IndexRegister;
-
-/// Which index register a kernel's value reads, where it is a read of one.
-fn kernel_index(v: BasicValueEnum<'_>) -> Option<String> {
-    let callee = v.as_instruction().and_then(|i| i.called_function())?;
-    IndexRegister::read_by(&callee.name()).map(|r| format!("{}.{}", r.register, r.dimension))
-}
 
 /// Which index register a value of `f`, a copy of `kernel`'s thread code, reads: the index parameters after
 /// the kernel's own.
