@@ -5,7 +5,8 @@
 # aggregated (fuzz/remarks.py). A mode is the plugin at that granularity (`none`: normalize only),
 # `promote-FORM`: granularity none with launch promotion in that form (basic, aggregate, overlap, all,
 # loop), GRANULARITY-gr: grid or auto with grid reuse taking whole child grids (Free Launch's T2),
-# GRANULARITY-grN: taking N blocks of one at a time (T1), or `nvcc`: the program built by nvcc, a second
+# GRANULARITY-grN: taking N blocks of one at a time (T1), GRANULARITY-grs: choosing between the two as each
+# grid is taken (Free Launch's selector, -klap-grid-reuse-select), or `nvcc`: the program built by nvcc, a second
 # reference that owes nothing to clang or klap. A klap mode may end in options that the opt-in
 # policies add, each after a `+`: `br` block reuse (-klap-block-reuse), `spawn` SPAWN's controller,
 # `sw` serialization by the launching warp, `cN` every aggregated child coarsened by N where it can be
@@ -89,6 +90,7 @@ build_one() {
   case "$base" in
     promote-*) klap_mode=(-mllvm -klap-granularity=none -mllvm -klap-promote="${base#promote-}") ;;
     *-gr) klap_mode=(-mllvm -klap-granularity="${base%-gr}" -mllvm -klap-grid-reuse) ;;
+    *-grs) klap_mode=(-mllvm -klap-granularity="${base%-grs}" -mllvm -klap-grid-reuse-select) ;;
     *-gr[0-9]*) klap_mode=(-mllvm -klap-granularity="${base%-gr*}" -mllvm -klap-grid-reuse-blocks="${base##*-gr}") ;;
   esac
   if [ "$base" != "$mode" ]; then

@@ -185,6 +185,9 @@ struct Chunk {
 // blocks. 0: a search.
 enum : u32 { UNIFORM_RECORDS = 0xffffffffu };
 
+// Grid reuse's blocks per take where the runtime chooses them, as each grid is taken (reuse.cu).
+enum : u32 { SELECT_PER_TAKE = 0xffffffffu };
+
 // A chunk's header, then its records' dims at a fixed offset: an aggregated block that knows its record
 // (a division) reads the record's dims without waiting for the header first. Then the blocks' ends and
 // the arguments, where the capacity puts them.

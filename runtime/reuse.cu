@@ -38,7 +38,8 @@ INLINE u32 dynamic_smem_size() {
 
 // By one thread: the next blocks of group `g` this block of `threads` threads can run, taken (their record
 // in `*r`, the first block's linear index in its grid in `*first`, how many in `*count`; the chunk
-// returned): the rest of the record's grid where `per_take` is 0, else at most `per_take` blocks of it.
+// returned): the rest of the record's grid where `per_take` is 0, else at most `per_take` blocks of it, or
+// where it is SELECT_PER_TAKE, as Free Launch's selector chooses.
 // Null where none is registered, or where the next needs more threads or dynamic shared memory than the
 // block has, or threads in part of a warp (a counted barrier needs whole warps): the launch runs those.
 //
@@ -76,6 +77,13 @@ INLINE Chunk *take_blocks(Scope *s, u32 g, u32 threads, u32 per_take, u32 *r, u3
       return 0;
     u32 left = d[0] * d[1] * d[2] - b;
     u32 k = per_take && per_take < left ? per_take : left;
+    if (per_take == SELECT_PER_TAKE) {
+      // Free Launch's device-side selector (MICRO 2015, Fig. 7b): whole grids (T2) load the block that takes
+      // the largest with its blocks beyond a fair share, the chunk's child blocks over the parent blocks (T1's
+      // load of each); where this grid has more blocks than that share, take that share of it at a time (T1).
+      u32 share = ((u32)counter + blocks - 1) / blocks;
+      k = share && share < left ? share : left;
+    }
     u64 next = k < left ? at + k : (u64)(t + 1) << 32;
     if (cas_acquire(&c->taken, at, next) == at) {
       *r = t;

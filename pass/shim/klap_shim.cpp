@@ -169,6 +169,17 @@ static cl::opt<unsigned> GridReuseBlocksOpt(
              "implies -klap-grid-reuse); 0, the default, takes whole child grids (T2)"),
     cl::init(0));
 
+// What the pass gives the runtime for blocks per take where it selects them as a grid's blocks are taken
+// (runtime/reuse.cu, pass/src/runtime.rs: SELECT_PER_TAKE).
+static constexpr uint32_t SelectPerTake = 0xffffffffu;
+
+static cl::opt<bool> GridReuseSelectOpt(
+    "klap-grid-reuse-select",
+    cl::desc("Under grid reuse, choose per take between a whole child grid (Free Launch's T2) and a parent block's "
+             "share of the registered child blocks (T1), as Free Launch's device-side selector does (implies "
+             "-klap-grid-reuse; not with -klap-grid-reuse-blocks)"),
+    cl::init(false));
+
 // A bound on the shared memory the queue takes from every parent block (records of 32 bytes plus the
 // child's arguments), not a measured optimum.
 static constexpr unsigned DefaultBlockReuseQueue = 32;
@@ -514,8 +525,11 @@ KlapOptions optionsFromCommandLine() {
   parseHandOver(PromoteHandOverOpt, O.Rust);
   O.Rust.BlockReuse = BlockReuseOpt;
   O.Rust.BlockReuseQueue = BlockReuseQueueOpt;
-  O.Rust.GridReuse = GridReuseOpt || GridReuseBlocksOpt > 0;
-  O.Rust.GridReuseBlocks = GridReuseBlocksOpt;
+  if (GridReuseSelectOpt && GridReuseBlocksOpt > 0)
+    report_fatal_error("klap: -klap-grid-reuse-select chooses the blocks per take itself: not with -klap-grid-reuse-blocks",
+                       /*gen_crash_diag=*/false);
+  O.Rust.GridReuse = GridReuseOpt || GridReuseBlocksOpt > 0 || GridReuseSelectOpt;
+  O.Rust.GridReuseBlocks = GridReuseSelectOpt ? SelectPerTake : unsigned(GridReuseBlocksOpt);
   O.Rust.DisabledSteps = (DisableNormalizeOpt ? 1u : 0u) | (DisableAggregateOpt ? 2u : 0u) |
                          (DisableSerializeOpt ? 4u : 0u) | (DisableMallocOpt ? 8u : 0u) |
                          (DisableBlockReuseOpt ? 16u : 0u) | (DisablePromoteOpt ? 32u : 0u) |
@@ -544,7 +558,7 @@ KlapOptions optionsFromCommandLine() {
 // klap<granularity=warp|block|grid|auto|none;merge-null-stream|no-merge-null-stream;
 //      skip-lone-launches|no-skip-lone-launches;serialize|no-serialize;serialize-threshold=N;
 //      serialize-small-grid-threshold=N;warp-run-threshold=N;warp-run-grid-threads=N;reduce-threshold=N;max-registers=N;
-//      block-reuse|no-block-reuse;block-reuse-queue=N;grid-reuse|no-grid-reuse;grid-reuse-blocks=N;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
+//      block-reuse|no-block-reuse;block-reuse-queue=N;grid-reuse|no-grid-reuse;grid-reuse-blocks=N;grid-reuse-select;pool-mib=N;trace;promote=none|basic|aggregate|overlap|all|auto;
 //      promote-pool=N;coarsen=N;coarsen-sm-threads=N;spawn;spawn-launch-cycles=N;spawn-max-threads=N;
 //      no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
@@ -609,8 +623,17 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       if (P.getAsInteger(10, N))
         return make_error<StringError>("klap: grid-reuse-blocks needs a number (0: whole child grids)",
                                        inconvertibleErrorCode());
+      if (O.Rust.GridReuseBlocks == SelectPerTake && N > 0)
+        return make_error<StringError>("klap: grid-reuse-select chooses the blocks per take itself: not with grid-reuse-blocks",
+                                       inconvertibleErrorCode());
       O.Rust.GridReuse = O.Rust.GridReuse || N > 0;
       O.Rust.GridReuseBlocks = N;
+    } else if (P == "grid-reuse-select") {
+      if (O.Rust.GridReuseBlocks != 0 && O.Rust.GridReuseBlocks != SelectPerTake)
+        return make_error<StringError>("klap: grid-reuse-select chooses the blocks per take itself: not with grid-reuse-blocks",
+                                       inconvertibleErrorCode());
+      O.Rust.GridReuse = true;
+      O.Rust.GridReuseBlocks = SelectPerTake;
     } else if (P.consume_front("block-reuse-queue=")) {
       unsigned N;
       if (P.getAsInteger(10, N) || N == 0)

@@ -176,6 +176,11 @@ pub const COUNT_ENTERED: u32 = 4;
 /// (its UNIFORM_RECORDS, the same): a block finds its record by a division by the first record's blocks.
 pub const UNIFORM_RECORDS: u32 = u32::MAX;
 
+/// The blocks per take that grid reuse gives `__klap_grid_take` where the runtime chooses them as each grid
+/// is taken, between the whole grid (Free Launch's T2) and a parent block's share (T1): its
+/// SELECT_PER_TAKE, the same (`-klap-grid-reuse-select`, whose shim option sets it).
+pub const SELECT_PER_TAKE: u32 = u32::MAX;
+
 /// Set in a group's record size where parent blocks may take its records (its READY_FLAGS, the same): the
 /// group's chunks give each record a ready flag in its last 8 bytes.
 pub const READY_FLAGS: u64 = 1 << 30;

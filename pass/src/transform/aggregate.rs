@@ -30,7 +30,7 @@ use crate::llvm::{
 use crate::remarks::Remark;
 use crate::runtime::{
     IndexRegister, Runtime, RuntimeFn, Settings, COUNT_ENTERED, LARGE_BLOCK_THREADS, PER_BLOCK_IF_LARGE_BLOCKS, PER_BLOCK_IF_SMALL_GRID, READY_FLAGS,
-    SMALL_GRID_THREADS,
+    SELECT_PER_TAKE, SMALL_GRID_THREADS,
 };
 use crate::site::abi::{launch_or_error_query, Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
 use crate::site::ops::{
@@ -461,6 +461,11 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         let granularity = options.granularity;
         let shape = CallerShape::of(&model, caller, &sites, granularity);
         let placed = place(ctx, caller, &shape, sites, &callees, quiet);
+        let shares = callees.sharing.contains_key(&caller);
+        // Grid reuse's remarks go out before the launches are rewritten: a rewritten launch is erased.
+        if placed.scope.is_empty() && !shares {
+            unscoped_marker_remarks(ctx, &model, caller);
+        }
         // `note`: what the remark adds after the aggregation's description.
         let reported = |site: &LaunchSite<'c>, g: Granularity, note: &str| {
             if !quiet {
@@ -490,7 +495,6 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             reported(site, granularity, "");
             parent.aggregate_in_callee_scope(site, aggregated(site.child).unwrap(), group);
         }
-        let shares = callees.sharing.contains_key(&caller);
         if !placed.scope.is_empty() || shares {
             let as_written_grid = granularity == Granularity::Grid && in_variant.is_none();
             let small = as_written_grid && small_grid_per_block(&placed.scope, shares);
@@ -529,26 +533,83 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             let as_written = children.iter().copied().find(|&k| aggregated(k).is_some_and(|v| v.function == caller)).unwrap_or(caller);
             let mut own = model.sites.iter().filter(|s| s.caller == as_written).peekable();
             let lone = own.peek().is_some() && own.all(|s| s.lone);
-            let scope = parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares, lone, per_block_when);
             // Blocks take child grids only from the grid table's scopes (runtime/reuse.cu): of a kernel launched as written.
-            let takes_from = (granularity == Granularity::Grid && in_variant.is_none()).then_some(scope).map(|s| (s, options.grid_reuse_blocks));
-            parent.grid_reuse(ctx, caller, &placed.scope, &placed.groups, takes_from, quiet);
+            let per_take = (granularity == Granularity::Grid && in_variant.is_none()).then_some(options.grid_reuse_blocks);
+            if !quiet {
+                grid_reuse_remarks(ctx, caller, &placed.scope, &placed.groups, per_take);
+            }
+            let scope = parent.aggregate_in_scope(caller, &placed.scope, &placed.groups, &counted, in_variant, granularity, shares, lone, per_block_when);
+            parent.grid_reuse(caller, &placed.groups, per_take.map(|n| (scope, n)));
         }
     }
-    // Markers of kernels that got no block or grid scope.
+    // Markers of kernels with no launch this step rewrote (each caller's were dealt with above).
     if grid_reuse::any_markers(module) {
         for f in module.get_functions() {
-            for m in grid_reuse::markers(f) {
-                for site in model.sites.iter().filter(|s| s.caller == f && s.child == m.child) {
-                    Remark::GridReuseUnfit.emit(ctx, site.launch, "the launch is not registered in a grid scope of its kernel (it is made as written, or gathered per warp)");
-                }
-            }
+            unscoped_marker_remarks(ctx, &model, f);
         }
         grid_reuse::erase_markers(module);
     }
     entries.retire_replaced(module);
     runtime.retire_unused(module);
     Ok(true)
+}
+
+/// The groups of a scope whose records parent blocks may take for `child`: its NULL-stream and
+/// fire-and-forget ones.
+fn taken_groups<'c>(groups: &[(FunctionValue<'c>, Stream)], child: FunctionValue<'c>) -> Vec<usize> {
+    (0..groups.len()).filter(|&g| groups[g].0 == child && matches!(groups[g].1, Stream::Null | Stream::FireAndForget)).collect()
+}
+
+/// Grid reuse's remarks at `kernel`'s markers, for `sites`, its launches registered in its block or grid
+/// scope of `groups`, where `per_take` (blocks per take, as grid_reuse's) says its blocks take from that
+/// scope. Made before the launches are rewritten, which erases them.
+fn grid_reuse_remarks<'c>(ctx: Ctx, kernel: FunctionValue<'c>, sites: &[&LaunchSite<'c>], groups: &[(FunctionValue<'c>, Stream)], per_take: Option<u32>) {
+    for m in &grid_reuse::markers(kernel) {
+        let child_sites = sites.iter().filter(|s| s.child == m.child);
+        match per_take.filter(|_| !taken_groups(groups, m.child).is_empty()) {
+            Some(per_take) => {
+                let what = match per_take {
+                    0 => "child grids".to_string(),
+                    SELECT_PER_TAKE => "child grids (whole, where a grid has at most a parent block's share of the child blocks registered \
+                                        in its chunk, else that share of its blocks at a time: Free Launch's selector between T2 and T1)"
+                        .to_string(),
+                    1 => "child blocks, one at a time,".to_string(),
+                    n => format!("child blocks, up to {n} of a grid at a time,"),
+                };
+                for site in child_sites {
+                    Remark::GridReused.emit(
+                        ctx,
+                        site.launch,
+                        &format!(
+                            "{what} of @{} run by the blocks of @{} that are done, with all their threads, in the order they \
+                             were registered in the grid scope (a block takes a grid's blocks only where it has the grid's block of \
+                             threads, or more in whole warps, and its dynamic shared memory); what is left when the grid's last \
+                             thread exits is launched aggregated",
+                            m.child.name(),
+                            kernel.name()
+                        ),
+                    );
+                    count(Statistic::GridReusedLaunch, 1);
+                }
+            }
+            None => {
+                for site in child_sites {
+                    Remark::GridReuseUnfit.emit(ctx, site.launch, "the launch is not registered in a grid scope of its kernel: it is aggregated alone");
+                }
+            }
+        }
+    }
+}
+
+/// Grid reuse's remarks at the markers of `kernel`, which gets no block or grid scope, and the markers
+/// gone: its launches are made as written or gathered per warp. Made before they are rewritten.
+fn unscoped_marker_remarks<'c>(ctx: Ctx, model: &LaunchModel<'c>, kernel: FunctionValue<'c>) {
+    for m in grid_reuse::markers(kernel) {
+        for site in model.sites.iter().filter(|s| s.caller == kernel && s.child == m.child) {
+            Remark::GridReuseUnfit.emit(ctx, site.launch, "the launch is not registered in a grid scope of its kernel (it is made as written, or gathered per warp)");
+        }
+        m.call.erase();
+    }
 }
 
 /// What decides where a function's launches go.
@@ -951,50 +1012,21 @@ impl<'c> Parent<'_, 'c> {
     /// Grid reuse at `kernel`'s markers (block reuse left them at its one exit): each becomes the loop
     /// that takes the records of the child's groups in `takes_from`'s scope, the kernel's grid scope where
     /// its blocks may take from it, and runs their grids, or as many blocks of one at a time as its number
-    /// says (0: whole grids). Where there is none (an aggregated parent, another
-    /// granularity), or the child has no group in it, the marker goes and the launches are aggregated alone.
-    fn grid_reuse(&self, ctx: Ctx, kernel: FunctionValue<'c>, sites: &[&LaunchSite<'c>], groups: &[(FunctionValue<'c>, Stream)], takes_from: Option<(BasicValueEnum<'c>, u32)>, quiet: bool) {
-        let markers = grid_reuse::markers(kernel);
+    /// says (0: whole grids; SELECT_PER_TAKE: as the runtime chooses). Where there is none (an aggregated
+    /// parent, another granularity), or the child has no group in it, the marker goes and the launches are
+    /// aggregated alone ([`grid_reuse_remarks`] said which).
+    fn grid_reuse(&self, kernel: FunctionValue<'c>, groups: &[(FunctionValue<'c>, Stream)], takes_from: Option<(BasicValueEnum<'c>, u32)>) {
         let mut at_end = false;
-        for m in &markers {
-            let child_sites = sites.iter().filter(|s| s.child == m.child);
-            let taken: Vec<usize> = (0..groups.len()).filter(|&g| groups[g].0 == m.child && matches!(groups[g].1, Stream::Null | Stream::FireAndForget)).collect();
-            match takes_from.filter(|_| !taken.is_empty()) {
-                Some((scope, per_take)) => {
+        for m in &grid_reuse::markers(kernel) {
+            if let Some((scope, per_take)) = takes_from {
+                for g in taken_groups(groups, m.child) {
                     if !at_end {
                         // The block's threads have done their own work: blocks take grids while another has not.
                         self.call(&builder_before(self.module, m.call), RuntimeFn::GridAtEnd, &[scope, m.threads]);
                         at_end = true;
                     }
                     let uniform = &self.variants.get(m.child, VariantKind::Aggregated).expect("an aggregated child").uniform;
-                    for &g in &taken {
-                        grid_reuse::insert_take_loop(self.module, self.runtime, m, scope, g as u32, per_take, uniform);
-                    }
-                    let what = match per_take {
-                        0 => "child grids".to_string(),
-                        1 => "child blocks, one at a time,".to_string(),
-                        n => format!("child blocks, up to {n} of a grid at a time,"),
-                    };
-                    for site in child_sites.filter(|_| !quiet) {
-                        Remark::GridReused.emit(
-                            ctx,
-                            site.launch,
-                            &format!(
-                                "{what} of @{} run by the blocks of @{} that are done, with all their threads, in the order they \
-                                 were registered in the grid scope (a block takes a grid's blocks only where it has the grid's block of \
-                                 threads, or more in whole warps, and its dynamic shared memory); what is left when the grid's last \
-                                 thread exits is launched aggregated",
-                                m.child.name(),
-                                kernel.name()
-                            ),
-                        );
-                        count(Statistic::GridReusedLaunch, 1);
-                    }
-                }
-                None => {
-                    for site in child_sites.filter(|_| !quiet) {
-                        Remark::GridReuseUnfit.emit(ctx, site.launch, "the launch is not registered in a grid scope of its kernel: it is aggregated alone");
-                    }
+                    grid_reuse::insert_take_loop(self.module, self.runtime, m, scope, g as u32, per_take, uniform);
                 }
             }
             m.call.erase();

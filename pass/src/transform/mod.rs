@@ -79,7 +79,7 @@ pub struct Options {
     /// (transform/grid_reuse.rs; at grid granularity and `auto` only).
     pub grid_reuse: bool,
     /// Child blocks a parent block takes at a time under grid reuse (Free Launch's T1); 0: whole child
-    /// grids (T2).
+    /// grids (T2); runtime::SELECT_PER_TAKE: chosen as each grid is taken.
     pub grid_reuse_blocks: u32,
     /// Kernel launch promotion of one-block kernels that launch themselves (transform/promote/).
     pub promote: promote::Promotion,
