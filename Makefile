@@ -1,7 +1,7 @@
 # klap: the two commands a new user needs are `make demo` and `make test`.
 CARGO ?= cargo
 
-.PHONY: setup build demo test gpu-bins bench-bins fuzz-bins clean
+.PHONY: setup build demo test valgrind-lit gpu-bins bench-bins fuzz-bins clean
 
 setup:
 	bash scripts/setup-toolchain.sh
@@ -19,6 +19,11 @@ demo: build
 # Unit tests and every lit test under test/ (FileCheck, ptxas, nvlink; no GPU needed).
 test: build
 	$(CARGO) test --release -- --nocapture
+
+# The lit tests' opt runs under valgrind (reads of freed or uninitialised memory the tests cannot see; slow:
+# about 20 minutes on two cores). Not part of `make test`.
+valgrind-lit: build
+	scripts/valgrind-lit.sh -j $(or $(JOBS),2)
 
 # The GPU test programs at each granularity, into .gpu/tests/<mode>/ (run them with
 # scripts/gpu-compare.sh on a GPU machine), those of the device runtime's limits into .gpu/limits/<mode>/
