@@ -76,14 +76,11 @@ INLINE Chunk *take_blocks(Scope *s, u32 g, u32 threads, u32 per_take, u32 *r, u3
     if (!fits || d[6] > dynamic_smem_size())
       return 0;
     u32 left = d[0] * d[1] * d[2] - b;
-    u32 k = per_take && per_take < left ? per_take : left;
-    if (per_take == SELECT_PER_TAKE) {
-      // Free Launch's device-side selector (MICRO 2015, Fig. 7b): whole grids (T2) load the block that takes
-      // the largest with its blocks beyond a fair share, the chunk's child blocks over the parent blocks (T1's
-      // load of each); where this grid has more blocks than that share, take that share of it at a time (T1).
-      u32 share = ((u32)counter + blocks - 1) / blocks;
-      k = share && share < left ? share : left;
-    }
+    // Free Launch's device-side selector (MICRO 2015, Fig. 7b): whole grids (T2) load the block that takes the
+    // largest with its blocks beyond a fair share, the chunk's child blocks over the parent blocks (T1's load
+    // of each); where this grid has more blocks than that share, take that share of it at a time (T1).
+    u32 most = per_take == SELECT_PER_TAKE ? ((u32)counter + blocks - 1) / blocks : per_take;
+    u32 k = most && most < left ? most : left;
     u64 next = k < left ? at + k : (u64)(t + 1) << 32;
     if (cas_acquire(&c->taken, at, next) == at) {
       *r = t;

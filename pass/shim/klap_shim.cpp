@@ -563,6 +563,7 @@ KlapOptions optionsFromCommandLine() {
 //      no-inline-runtime>
 Expected<KlapOptions> parseAggregateParams(StringRef Params) {
   KlapOptions O = optionsFromCommandLine();
+  bool Select = O.Rust.GridReuseBlocks == SelectPerTake;
   while (!Params.empty()) {
     StringRef P;
     std::tie(P, Params) = Params.split(';');
@@ -623,17 +624,10 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
       if (P.getAsInteger(10, N))
         return make_error<StringError>("klap: grid-reuse-blocks needs a number (0: whole child grids)",
                                        inconvertibleErrorCode());
-      if (O.Rust.GridReuseBlocks == SelectPerTake && N > 0)
-        return make_error<StringError>("klap: grid-reuse-select chooses the blocks per take itself: not with grid-reuse-blocks",
-                                       inconvertibleErrorCode());
       O.Rust.GridReuse = O.Rust.GridReuse || N > 0;
       O.Rust.GridReuseBlocks = N;
     } else if (P == "grid-reuse-select") {
-      if (O.Rust.GridReuseBlocks != 0 && O.Rust.GridReuseBlocks != SelectPerTake)
-        return make_error<StringError>("klap: grid-reuse-select chooses the blocks per take itself: not with grid-reuse-blocks",
-                                       inconvertibleErrorCode());
-      O.Rust.GridReuse = true;
-      O.Rust.GridReuseBlocks = SelectPerTake;
+      Select = true;
     } else if (P.consume_front("block-reuse-queue=")) {
       unsigned N;
       if (P.getAsInteger(10, N) || N == 0)
@@ -682,6 +676,13 @@ Expected<KlapOptions> parseAggregateParams(StringRef Params) {
     } else {
       return make_error<StringError>("klap: unknown parameter '" + P.str() + "'", inconvertibleErrorCode());
     }
+  }
+  if (Select) {
+    if (O.Rust.GridReuseBlocks != 0 && O.Rust.GridReuseBlocks != SelectPerTake)
+      return make_error<StringError>("klap: grid-reuse-select chooses the blocks per take itself: not with grid-reuse-blocks",
+                                     inconvertibleErrorCode());
+    O.Rust.GridReuse = true;
+    O.Rust.GridReuseBlocks = SelectPerTake;
   }
   if (O.Rust.GridReuse && O.Rust.Granularity < 3)
     return make_error<StringError>("klap: grid-reuse needs granularity=grid or auto: parent blocks take child grids "

@@ -462,8 +462,9 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         let shape = CallerShape::of(&model, caller, &sites, granularity);
         let placed = place(ctx, caller, &shape, sites, &callees, quiet);
         let shares = callees.sharing.contains_key(&caller);
+        let scoped = !placed.scope.is_empty() || shares;
         // Grid reuse's remarks go out before the launches are rewritten: a rewritten launch is erased.
-        if placed.scope.is_empty() && !shares {
+        if !scoped {
             unscoped_marker_remarks(ctx, &model, caller);
         }
         // `note`: what the remark adds after the aggregation's description.
@@ -495,7 +496,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             reported(site, granularity, "");
             parent.aggregate_in_callee_scope(site, aggregated(site.child).unwrap(), group);
         }
-        if !placed.scope.is_empty() || shares {
+        if scoped {
             let as_written_grid = granularity == Granularity::Grid && in_variant.is_none();
             let small = as_written_grid && small_grid_per_block(&placed.scope, shares);
             let large_blocks = as_written_grid && options.large_blocks_per_block;
