@@ -41,6 +41,7 @@ pub enum Remark {
     SerialChildLoops,
     SerialChildAtomics,
     SerialConfigRefused,
+    SerialBesideRuntimeStreams,
     WarpRun,
     SerializedReduced,
     SpawnControlled,
@@ -127,6 +128,7 @@ impl Remark {
             Remark::SerialChildLoops => "KLAP305",
             Remark::SerialChildAtomics => "KLAP306",
             Remark::SerialConfigRefused => "KLAP318",
+            Remark::SerialBesideRuntimeStreams => "KLAP323",
             Remark::WarpRun => "KLAP308",
             Remark::SerializedReduced => "KLAP321",
             Remark::SpawnControlled => "KLAP309",
@@ -261,7 +263,8 @@ impl Remark {
             | Remark::SerialChildNotDefined
             | Remark::SerialChildLoops
             | Remark::SerialChildAtomics
-            | Remark::SerialConfigRefused => {
+            | Remark::SerialConfigRefused
+            | Remark::SerialBesideRuntimeStreams => {
                 "launch not serialized: "
             }
             Remark::NotNormalized => "V1 launch left in the V1 form: ",

@@ -29,12 +29,13 @@ use crate::child::{runs_child_grid, warp_lanes, ChildVariants};
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, RuntimeFn, SMALL_GRID_THREADS};
-use crate::site::abi::{Stream, SINGLE_LAUNCH_STREAM};
+use crate::site::abi::{classify_stream_call, Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{
     builder_before, config_accepted, constant_config, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace,
     retire_single_launch_stream, ArgValues, CanonicalEntries, ConfigVerdict,
 };
 use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
+use std::collections::HashMap;
 
 /// Where the launching grid is small, its threads serialize children of up to this many threads over the
 /// grid's threads (but no more than `serialize_small_grid_threshold`): grids of 4,096 threads (gc's, mstf's
@@ -54,6 +55,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // Per kernel with a serialized launch, the launches serialization left for larger children (where it
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
+    let streams_kept = kernels_keeping_streams(module, model);
     for site in &model.sites {
         let runner = match kept(site, options, &variants) {
             Ok(runner) => runner,
@@ -62,6 +64,18 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 continue;
             }
         };
+        if let Some(kernel) = streams_kept.get(&site.caller) {
+            Remark::SerialBesideRuntimeStreams.emit(
+                ctx,
+                site.launch,
+                &format!(
+                    "@{} creates or destroys streams in the device runtime that stay as written: a warp whose lanes were inside \
+                     those calls while their warp-mates ran a serialized child stopped for good on an H200 (fuzz case 3301-0)",
+                    kernel.name()
+                ),
+            );
+            continue;
+        }
         // A child whose threads wait for an atomic's result costs more serialized than launched by the
         // measurements behind that rule, but not on every input: SPAWN's controller may still take it once it
         // has timed it (bfs:rmat's many one-neighbour children ran 1.4x faster serialized at threshold 32, bfs and
@@ -99,6 +113,38 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         }
     }
     changed
+}
+
+/// For each function with launches, a kernel running it whose code, or a function it calls, creates or
+/// destroys a stream in the device runtime, other than the stream of a launch that carries it alone (which
+/// that launch's transformation drops: KLAP209). Those calls stay as written, and a warp whose lanes are in
+/// them while their warp-mates run a serialized child hung on an H200 (BENCHMARKS.md, thirty-second session:
+/// the same case passed with serialization off).
+fn kernels_keeping_streams<'c>(module: &Module<'c>, model: &LaunchModel<'c>) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
+    let dropped_slots: Vec<BasicValueEnum<'c>> = model
+        .sites
+        .iter()
+        .filter(|s| s.stream == Stream::SingleLaunch)
+        .filter_map(|s| s.stream_operand.instruction_of(InstructionOpcode::Load).map(|l| l.operand(0)))
+        .collect();
+    let dropped = |call: InstructionValue<'c>| {
+        let Some(&arg) = call.call_args().first() else { return false };
+        let slot = arg.instruction_of(InstructionOpcode::Load).map_or(arg, |l| l.operand(0));
+        dropped_slots.contains(&slot)
+    };
+    let kept = |i: InstructionValue<'c>| {
+        i.get_opcode() == InstructionOpcode::Call && i.called_function().is_some_and(|f| classify_stream_call(&f.name()).is_some()) && !dropped(i)
+    };
+    let graph = CallGraph::build(module);
+    let keeping = graph.functions_reaching(kept);
+    let reaching = graph.kernels_reaching(&model.kernels);
+    let mut found = HashMap::new();
+    for site in &model.sites {
+        if let Some(&kernel) = reaching.get(&site.caller).and_then(|ks| ks.iter().find(|k| keeping.contains(k))) {
+            found.insert(site.caller, kernel);
+        }
+    }
+    found
 }
 
 /// What the warp run does with the child's shuffle trees, for a remark (ChildVariants::warp_thread).
