@@ -41,7 +41,7 @@ pub enum Remark {
     SerialChildLoops,
     SerialChildAtomics,
     SerialConfigRefused,
-    SerialBesideRuntimeStreams,
+    SerialBesideRuntimeObjects,
     WarpRun,
     SerializedReduced,
     SpawnControlled,
@@ -128,7 +128,7 @@ impl Remark {
             Remark::SerialChildLoops => "KLAP305",
             Remark::SerialChildAtomics => "KLAP306",
             Remark::SerialConfigRefused => "KLAP318",
-            Remark::SerialBesideRuntimeStreams => "KLAP323",
+            Remark::SerialBesideRuntimeObjects => "KLAP323",
             Remark::WarpRun => "KLAP308",
             Remark::SerializedReduced => "KLAP321",
             Remark::SpawnControlled => "KLAP309",
@@ -264,7 +264,7 @@ impl Remark {
             | Remark::SerialChildLoops
             | Remark::SerialChildAtomics
             | Remark::SerialConfigRefused
-            | Remark::SerialBesideRuntimeStreams => {
+            | Remark::SerialBesideRuntimeObjects => {
                 "launch not serialized: "
             }
             Remark::NotNormalized => "V1 launch left in the V1 form: ",

@@ -157,16 +157,26 @@ pub enum StreamCall {
     Destroy,
 }
 
-/// Decodes `[__cudaCDP2]cudaStreamCreateWithFlags` / `cudaStreamDestroy`, also as the CUDA headers'
-/// static wrappers that -O0 code calls.
-pub fn classify_stream_call(name: &str) -> Option<StreamCall> {
+/// The device runtime's API name (`cudaX`) of a call to `__cudaCDP2X`, to `cudaX`, or to the CUDA headers'
+/// static wrapper of `cudaX` that -O0 code calls.
+fn runtime_api_name(name: &str) -> String {
     let name = unmangle_static_function(name).unwrap_or(name);
-    let name = name.strip_prefix("__cudaCDP2").map(|r| format!("cuda{r}")).unwrap_or_else(|| name.to_string());
-    match name.as_str() {
+    name.strip_prefix("__cudaCDP2").map(|r| format!("cuda{r}")).unwrap_or_else(|| name.to_string())
+}
+
+/// Decodes `[__cudaCDP2]cudaStreamCreateWithFlags` / `cudaStreamDestroy`.
+pub fn classify_stream_call(name: &str) -> Option<StreamCall> {
+    match runtime_api_name(name).as_str() {
         "cudaStreamCreateWithFlags" => Some(StreamCall::CreateWithFlags),
         "cudaStreamDestroy" => Some(StreamCall::Destroy),
         _ => None,
     }
+}
+
+/// Whether a call makes or frees one of the device runtime's streams or events: calls serialization keeps
+/// away from (KLAP323).
+pub fn makes_or_frees_runtime_object(name: &str) -> bool {
+    classify_stream_call(name).is_some() || matches!(runtime_api_name(name).as_str(), "cudaEventCreateWithFlags" | "cudaEventDestroy")
 }
 
 #[cfg(test)]
@@ -195,6 +205,11 @@ mod tests {
         assert_eq!(classify_stream_call("_ZL25cudaStreamCreateWithFlagsPP11CUstream_stj"), Some(StreamCall::CreateWithFlags));
         assert_eq!(classify_stream_call("__cudaCDP2StreamCreateWithPriority"), None);
         assert_eq!(classify_stream_call("cudaStreamCreate"), None);
+        assert!(makes_or_frees_runtime_object("__cudaCDP2EventCreateWithFlags"));
+        assert!(makes_or_frees_runtime_object("_ZL16cudaEventDestroyP10CUevent_st"));
+        assert!(makes_or_frees_runtime_object("__cudaCDP2StreamDestroy"));
+        assert!(!makes_or_frees_runtime_object("__cudaCDP2EventRecord"));
+        assert!(!makes_or_frees_runtime_object("__cudaCDP2Malloc"));
     }
 
     #[test]

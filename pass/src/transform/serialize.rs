@@ -29,7 +29,7 @@ use crate::child::{runs_child_grid, warp_lanes, ChildVariants};
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, RuntimeFn, SMALL_GRID_THREADS};
-use crate::site::abi::{classify_stream_call, Stream, SINGLE_LAUNCH_STREAM};
+use crate::site::abi::{makes_or_frees_runtime_object, Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{
     builder_before, config_accepted, constant_config, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace,
     retire_single_launch_stream, ArgValues, CanonicalEntries, ConfigVerdict,
@@ -55,7 +55,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // Per kernel with a serialized launch, the launches serialization left for larger children (where it
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
-    let streams_kept = kernels_keeping_streams(module, model);
+    let objects_kept = kernels_keeping_runtime_objects(module, model);
     for site in &model.sites {
         let runner = match kept(site, options, &variants) {
             Ok(runner) => runner,
@@ -64,13 +64,14 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 continue;
             }
         };
-        if let Some(kernel) = streams_kept.get(&site.caller) {
-            Remark::SerialBesideRuntimeStreams.emit(
+        if let Some(kernel) = objects_kept.get(&site.caller) {
+            Remark::SerialBesideRuntimeObjects.emit(
                 ctx,
                 site.launch,
                 &format!(
-                    "@{} creates or destroys streams in the device runtime that stay as written: a warp whose lanes were inside \
-                     those calls while their warp-mates ran a serialized child stopped for good on an H200 (fuzz case 3301-0)",
+                    "@{} creates or destroys streams or events in the device runtime that stay as written: a warp whose lanes \
+                     were inside those calls while their warp-mates ran a serialized child stopped for good on an H200 (fuzz \
+                     case 3301-0)",
                     kernel.name()
                 ),
             );
@@ -116,11 +117,12 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 }
 
 /// For each function with launches, a kernel running it whose code, or a function it calls, creates or
-/// destroys a stream in the device runtime, other than the stream of a launch that carries it alone (which
-/// that launch's transformation drops: KLAP209). Those calls stay as written, and a warp whose lanes are in
-/// them while their warp-mates run a serialized child hung on an H200 (BENCHMARKS.md, thirty-second session:
-/// the same case passed with serialization off).
-fn kernels_keeping_streams<'c>(module: &Module<'c>, model: &LaunchModel<'c>) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
+/// destroys a stream or an event in the device runtime, other than the stream of a launch that carries it
+/// alone (which that launch's transformation drops: KLAP209). Those calls stay as written, and a warp whose
+/// lanes are in them while their warp-mates run a serialized child hung on an H200 (BENCHMARKS.md, thirty-second
+/// session: the same case passed with serialization off; thirty-third session: events the same, device
+/// `cudaMalloc`/`cudaFree` not).
+fn kernels_keeping_runtime_objects<'c>(module: &Module<'c>, model: &LaunchModel<'c>) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
     let dropped_slots: Vec<BasicValueEnum<'c>> = model
         .sites
         .iter()
@@ -133,7 +135,7 @@ fn kernels_keeping_streams<'c>(module: &Module<'c>, model: &LaunchModel<'c>) -> 
         dropped_slots.contains(&slot)
     };
     let kept = |i: InstructionValue<'c>| {
-        i.get_opcode() == InstructionOpcode::Call && i.called_function().is_some_and(|f| classify_stream_call(&f.name()).is_some()) && !dropped(i)
+        i.get_opcode() == InstructionOpcode::Call && i.called_function().is_some_and(|f| makes_or_frees_runtime_object(&f.name())) && !dropped(i)
     };
     let graph = CallGraph::build(module);
     let keeping = graph.functions_reaching(kept);

@@ -1,0 +1,109 @@
+// Pattern (fuzz case 3301-0, streams there, events here): a noinline device function launches children whose
+// warps reduce (serialized at auto, their reductions folded: KLAP321) in a loop whose trip count differs by
+// thread, and the kernel then creates and destroys device-runtime events in some threads of each warp, in a
+// loop that clang unrolls. At auto the warps whose lanes were inside cudaEventCreateWithFlags/cudaEventDestroy
+// while their warp-mates ran the serialized children stopped for good (H200, thirty-third session; with
+// streams, thirty-second session). klap keeps serialization out of kernels that make or free such objects
+// (KLAP323). What this program checks: each child warp's reductions added once into its launch's counter.
+#include "check.cuh"
+
+#include <algorithm>
+#include <vector>
+
+constexpr int PB = 96;           // parent block size (three warps)
+constexpr int PZ = 2;            // parent blocks, along z
+constexpr int N = PB * PZ;       // parent threads, one counter each
+constexpr int SHARED = N;        // the counter of the launch every parent thread makes
+constexpr int ROOT = N + 1;      // the parents' own reductions
+constexpr int COUNTERS = N + 2;
+
+__device__ __host__ inline unsigned leafValue(int i, int slot) { return hashOf(31u * (unsigned)i + (unsigned)slot); }
+
+// Adds, per warp, the sum of its threads' low halves and the largest of their high bits into out[slot].
+__global__ void leaf(unsigned long long *out, int n, int slot) {
+  int t = threadIdx.y * blockDim.x + threadIdx.x;
+  int i = blockIdx.x * blockDim.x * blockDim.y + t;
+  bool on = i < n;
+  unsigned v = on ? leafValue(i, slot) : 0u;
+  unsigned sum = __reduce_add_sync(0xffffffffu, v & 0xffffu);
+  unsigned top = __reduce_max_sync(0xffffffffu, v >> 7);
+  if (threadIdx.x % 32 == 0)  // lane 0: every launch's blocks are whole warps wide
+    atomicAdd(&out[slot], (unsigned long long)sum + top);
+}
+
+__device__ __noinline__ void launchSome(unsigned long long *out, const int *in, int g) {
+  for (int k = 0; k < in[g] % 3; ++k)
+    leaf<<<4, 32, 0, cudaStreamFireAndForget>>>(out, 100 + 7 * k, g);
+  leaf<<<1, 64>>>(out, 1 + g % 50, g);
+}
+
+__global__ void parent(unsigned long long *out, const int *in) {
+  int g = blockIdx.z * blockDim.x + threadIdx.x;
+  unsigned s = __reduce_add_sync(0xffffffffu, (unsigned)g);
+  if (threadIdx.x % 32 == 0)
+    atomicAdd(&out[ROOT], (unsigned long long)s);
+  launchSome(out, in, g);
+  leaf<<<3, dim3(32, 2), 0, cudaStreamFireAndForget>>>(out, 150, SHARED);
+  for (int k = 0; k < 3; ++k) {
+    if ((k + g) % 3 == 1)
+      continue;
+    if (threadIdx.x < 27) {
+      cudaEvent_t e;
+      cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+      cudaEventDestroy(e);
+    }
+  }
+}
+
+// What one launch of leaf adds to its counter.
+static unsigned long long leafSum(int grid, int block, int n, int slot) {
+  unsigned long long total = 0;
+  for (int w = 0; w < grid * block / 32; ++w) {
+    unsigned long long sum = 0;
+    unsigned top = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      int i = w * 32 + lane;
+      unsigned v = i < n ? leafValue(i, slot) : 0u;
+      sum += v & 0xffffu;
+      top = std::max(top, v >> 7);
+    }
+    total += sum + top;
+  }
+  return total;
+}
+
+int main() {
+  setPendingLaunchLimit(1 << 12);
+  std::vector<int> host_in(N);
+  for (int g = 0; g < N; ++g)
+    host_in[g] = (int)(hashOf((unsigned)g) % 1000u);
+  unsigned long long *out = nullptr;
+  int *in = nullptr;
+  CK(cudaMalloc(&out, sizeof(unsigned long long) * COUNTERS));
+  CK(cudaMalloc(&in, sizeof(int) * N));
+  CK(cudaMemset(out, 0, sizeof(unsigned long long) * COUNTERS));
+  CK(cudaMemcpy(in, host_in.data(), sizeof(int) * N, cudaMemcpyHostToDevice));
+  parent<<<dim3(1, 1, PZ), PB>>>(out, in);
+  CK_LAUNCH();
+  CK(cudaDeviceSynchronize());
+  std::vector<unsigned long long> got(COUNTERS);
+  CK(cudaMemcpy(got.data(), out, sizeof(unsigned long long) * COUNTERS, cudaMemcpyDeviceToHost));
+  std::vector<unsigned long long> want(COUNTERS, 0);
+  for (int g = 0; g < N; ++g) {
+    for (int k = 0; k < host_in[g] % 3; ++k)
+      want[g] += leafSum(4, 32, 100 + 7 * k, g);
+    want[g] += leafSum(1, 64, 1 + g % 50, g);
+    want[SHARED] += leafSum(3, 64, 150, SHARED);
+    want[ROOT] += (unsigned long long)g;
+  }
+  unsigned long long checksum = 0;
+  for (int c = 0; c < COUNTERS; ++c) {
+    checksum = checksum * 1000003ull + got[c];
+    if (got[c] != want[c])
+      mismatch("counter %d: %llu, want %llu", c, got[c], want[c]);
+  }
+  std::printf("counters' checksum: %016llx\n", checksum);
+  CK(cudaFree(out));
+  CK(cudaFree(in));
+  return finish();
+}
