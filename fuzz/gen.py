@@ -180,6 +180,13 @@ class Barrier:
     pass
 
 
+class RuntimeObject:
+    """A device-runtime stream or event made and freed again, unused: calls in the device runtime beside
+    launches klap transforms (KLAP323's case)."""
+    def __init__(self, kind):
+        self.kind = kind
+
+
 def launch_targets(stmts):
     """Every kernel a statement list launches, through the device functions it calls too."""
     out = []
@@ -445,7 +452,8 @@ class Gen:
             form = r.weighted([("launch", 4), ("if", 2 * nest), ("ifelse", nest), ("for", 2 if depth < 2 else 0),
                                ("call", (1.2 if in_kernel else 0.3) if depth < 2 and env["children"] else 0),
                                ("ret", 0.5 if top and not returned else 0),
-                               ("barrier", 0.4 if top and in_kernel and env["can_sync"] and not returned else 0)])
+                               ("barrier", 0.4 if top and in_kernel and env["can_sync"] and not returned else 0),
+                               ("object", 0.6 if self.c.seed >= RUNTIME_OBJECT_SEEDS else 0)])
             if form == "launch":
                 out.append(self.launch(env, r.pick(env["children"]), kernel, False))
                 sites -= 1
@@ -511,6 +519,8 @@ class Gen:
                 returned = True
             elif form == "barrier":
                 out.append(Barrier())
+            elif form == "object":
+                out.append(RuntimeObject(r.pick(["event", "stream"])))
         return out
 
     def devfn(self, env, kernel):
@@ -763,6 +773,7 @@ CHAIN_SEEDS = 400
 # for a successor that the chain as written never launches).
 CHAIN_SHAPES_SEEDS = 2800
 BOUNDED_REDUCE_SEEDS = 3100  # from here on half the reduce leaves bound their threads by a parameter
+RUNTIME_OBJECT_SEEDS = 3500  # from here on a statement may make and free a device-runtime stream or event
 # gen.py's exit status where --chains-only finds no chain case (fuzz/build.sh then builds no program).
 NO_CHAIN_CASE = 3
 
@@ -1111,6 +1122,16 @@ class Emitter:
                     ctx = ctx | {"lone"}
             elif isinstance(s, Barrier):
                 self.put(depth, "__syncthreads();")
+            elif isinstance(s, RuntimeObject):
+                kind, make, free, flag = {
+                    "event": ("cudaEvent_t", "cudaEventCreateWithFlags", "cudaEventDestroy", "cudaEventDisableTiming"),
+                    "stream": ("cudaStream_t", "cudaStreamCreateWithFlags", "cudaStreamDestroy", "cudaStreamNonBlocking"),
+                }[s.kind]
+                self.put(depth, "{")
+                self.put(depth + 1, "%s fz_o;" % kind)
+                self.put(depth + 1, "if (%s(&fz_o, %s) == cudaSuccess)" % (make, flag))
+                self.put(depth + 2, "%s(fz_o);" % free)
+                self.put(depth, "}")
 
     def launch(self, s, depth, ctx):
         gate = s.depth_gate is not None
