@@ -453,7 +453,7 @@ class Gen:
                                ("call", (1.2 if in_kernel else 0.3) if depth < 2 and env["children"] else 0),
                                ("ret", 0.5 if top and not returned else 0),
                                ("barrier", 0.4 if top and in_kernel and env["can_sync"] and not returned else 0),
-                               ("object", 0.6 if self.c.seed >= RUNTIME_OBJECT_SEEDS else 0)])
+                               ("object", runtime_object_weight(self.c.seed))])
             if form == "launch":
                 out.append(self.launch(env, r.pick(env["children"]), kernel, False))
                 sites -= 1
@@ -774,6 +774,15 @@ CHAIN_SEEDS = 400
 CHAIN_SHAPES_SEEDS = 2800
 BOUNDED_REDUCE_SEEDS = 3100  # from here on half the reduce leaves bound their threads by a parameter
 RUNTIME_OBJECT_SEEDS = 3500  # from here on a statement may make and free a device-runtime stream or event
+RARER_RUNTIME_OBJECT_SEEDS = 3600  # from here on less often: a kernel making one serializes nothing (KLAP323)
+
+
+def runtime_object_weight(seed):
+    """How often a statement makes and frees a device-runtime object. At 0.6 (seeds 3500-3599) a third as
+    many launch sites were serialized at `auto` as in seeds 3401-3404."""
+    if seed >= RARER_RUNTIME_OBJECT_SEEDS:
+        return 0.15
+    return 0.6 if seed >= RUNTIME_OBJECT_SEEDS else 0
 # gen.py's exit status where --chains-only finds no chain case (fuzz/build.sh then builds no program).
 NO_CHAIN_CASE = 3
 
