@@ -69,9 +69,9 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 ctx,
                 site.launch,
                 &format!(
-                    "@{} creates or destroys streams or events in the device runtime that stay as written: a warp whose lanes \
-                     were inside those calls while their warp-mates ran a serialized child stopped for good on an H200 (fuzz \
-                     case 3301-0)",
+                    "@{} creates or destroys streams or events in the device runtime, or makes launches, that stay as \
+                     written: a warp whose lanes were inside those calls while their warp-mates ran a serialized child \
+                     stopped for good on an H200 (fuzz case 3301-0)",
                     kernel.name()
                 ),
             );
@@ -118,10 +118,11 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 
 /// For each function with launches, a kernel running it whose code, or a function it calls, creates or
 /// destroys a stream or an event in the device runtime, other than the stream of a launch that carries it
-/// alone (which that launch's transformation drops: KLAP209). Those calls stay as written, and a warp whose
-/// lanes are in them while their warp-mates run a serialized child hung on an H200 (BENCHMARKS.md, thirty-second
-/// session: the same case passed with serialization off; thirty-third session: events the same, device
-/// `cudaMalloc`/`cudaFree` not).
+/// alone (which that launch's transformation drops: KLAP209), or makes a launch klap leaves as written. Those
+/// calls stay as they are, and a warp whose lanes are in them while their warp-mates run a serialized child
+/// hung on an H200 (BENCHMARKS.md, thirty-second session: the same case passed with serialization off;
+/// thirty-third session: events and a launch into `cudaStreamPerThread` the same, device `cudaMalloc`/`cudaFree`
+/// not).
 fn kernels_keeping_runtime_objects<'c>(module: &Module<'c>, model: &LaunchModel<'c>) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
     let dropped_slots: Vec<BasicValueEnum<'c>> = model
         .sites
@@ -134,8 +135,20 @@ fn kernels_keeping_runtime_objects<'c>(module: &Module<'c>, model: &LaunchModel<
         let slot = arg.instruction_of(InstructionOpcode::Load).map_or(arg, |l| l.operand(0));
         dropped_slots.contains(&slot)
     };
+    // Launches no klap step takes: into the per-thread stream or a stream other than a single launch's
+    // (KLAP201), and those the analysis cannot read.
+    let as_written: Vec<InstructionValue<'c>> = model
+        .sites
+        .iter()
+        .filter(|s| matches!(s.stream, Stream::PerThread | Stream::Other))
+        .map(|s| s.launch)
+        .chain(model.unrecognized.iter().map(|u| u.launch))
+        .collect();
     let kept = |i: InstructionValue<'c>| {
-        i.get_opcode() == InstructionOpcode::Call && i.called_function().is_some_and(|f| makes_or_frees_runtime_object(&f.name())) && !dropped(i)
+        let object_call = i.get_opcode() == InstructionOpcode::Call
+            && i.called_function().is_some_and(|f| makes_or_frees_runtime_object(&f.name()))
+            && !dropped(i);
+        object_call || as_written.contains(&i)
     };
     let graph = CallGraph::build(module);
     let keeping = graph.functions_reaching(kept);

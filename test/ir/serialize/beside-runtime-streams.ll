@@ -8,7 +8,7 @@
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 
-; REMARK-COUNT-2: remark: {{.*}}launch not serialized: @streams creates or destroys streams or events in the device runtime that stay as written: {{.*}} [KLAP323]
+; REMARK-COUNT-2: remark: {{.*}}launch not serialized: @streams creates or destroys streams or events in the device runtime, or makes launches, that stay as written: {{.*}} [KLAP323]
 ; REMARK-COUNT-2: remark: {{.*}}launch of @child serialized: {{.*}} [KLAP300]
 ; REMARK-NOT: KLAP323
 

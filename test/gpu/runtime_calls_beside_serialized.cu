@@ -1,10 +1,11 @@
-// Pattern (fuzz case 3301-0, streams there, events here): a noinline device function launches children whose
-// warps reduce (serialized at auto, their reductions folded: KLAP321) in a loop whose trip count differs by
-// thread, and the kernel then creates and destroys device-runtime events in some threads of each warp, in a
-// loop that clang unrolls. At auto the warps whose lanes were inside cudaEventCreateWithFlags/cudaEventDestroy
-// while their warp-mates ran the serialized children stopped for good (H200, thirty-third session; with
-// streams, thirty-second session). klap keeps serialization out of kernels that make or free such objects
-// (KLAP323). What this program checks: each child warp's reductions added once into its launch's counter.
+// Pattern (fuzz case 3301-0, streams there): a noinline device function launches children whose warps
+// reduce (serialized at auto, their reductions folded: KLAP321) in a loop whose trip count differs by thread,
+// and the kernel then calls into the device runtime in some threads of each warp, in a loop that clang
+// unrolls: events created and destroyed (parent<Events>), or a launch into cudaStreamPerThread, which klap
+// leaves as written (parent<PerThreadLaunch>). At auto the warps whose lanes were inside those calls while
+// their warp-mates ran the serialized children stopped for good (H200, thirty-third session; with streams,
+// thirty-second session). klap keeps serialization out of such kernels (KLAP323). What this program checks:
+// each child warp's reductions added once into its launch's counter.
 #include "check.cuh"
 
 #include <algorithm>
@@ -15,7 +16,10 @@ constexpr int PZ = 2;            // parent blocks, along z
 constexpr int N = PB * PZ;       // parent threads, one counter each
 constexpr int SHARED = N;        // the counter of the launch every parent thread makes
 constexpr int ROOT = N + 1;      // the parents' own reductions
-constexpr int COUNTERS = N + 2;
+constexpr int PER_THREAD = N + 2; // the launches into cudaStreamPerThread
+constexpr int COUNTERS = N + 3;
+
+enum RuntimeCall { Events, PerThreadLaunch };
 
 __device__ __host__ inline unsigned leafValue(int i, int slot) { return hashOf(31u * (unsigned)i + (unsigned)slot); }
 
@@ -31,26 +35,33 @@ __global__ void leaf(unsigned long long *out, int n, int slot) {
     atomicAdd(&out[slot], (unsigned long long)sum + top);
 }
 
+// One copy per parent (kCall unused): KLAP323 keeps the launches of a device function any keeping kernel calls.
+template <RuntimeCall kCall>
 __device__ __noinline__ void launchSome(unsigned long long *out, const int *in, int g) {
   for (int k = 0; k < in[g] % 3; ++k)
     leaf<<<4, 32, 0, cudaStreamFireAndForget>>>(out, 100 + 7 * k, g);
   leaf<<<1, 64>>>(out, 1 + g % 50, g);
 }
 
+template <RuntimeCall kCall>
 __global__ void parent(unsigned long long *out, const int *in) {
   int g = blockIdx.z * blockDim.x + threadIdx.x;
   unsigned s = __reduce_add_sync(0xffffffffu, (unsigned)g);
   if (threadIdx.x % 32 == 0)
     atomicAdd(&out[ROOT], (unsigned long long)s);
-  launchSome(out, in, g);
+  launchSome<kCall>(out, in, g);
   leaf<<<3, dim3(32, 2), 0, cudaStreamFireAndForget>>>(out, 150, SHARED);
   for (int k = 0; k < 3; ++k) {
     if ((k + g) % 3 == 1)
       continue;
     if (threadIdx.x < 27) {
-      cudaEvent_t e;
-      cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
-      cudaEventDestroy(e);
+      if constexpr (kCall == Events) {
+        cudaEvent_t e;
+        cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+        cudaEventDestroy(e);
+      } else {
+        leaf<<<2, 64, 0, cudaStreamPerThread>>>(out, 90, PER_THREAD);
+      }
     }
   }
 }
@@ -83,19 +94,26 @@ int main() {
   CK(cudaMalloc(&in, sizeof(int) * N));
   CK(cudaMemset(out, 0, sizeof(unsigned long long) * COUNTERS));
   CK(cudaMemcpy(in, host_in.data(), sizeof(int) * N, cudaMemcpyHostToDevice));
-  parent<<<dim3(1, 1, PZ), PB>>>(out, in);
+  parent<Events><<<dim3(1, 1, PZ), PB>>>(out, in);
+  CK_LAUNCH();
+  CK(cudaDeviceSynchronize());
+  parent<PerThreadLaunch><<<dim3(1, 1, PZ), PB>>>(out, in);
   CK_LAUNCH();
   CK(cudaDeviceSynchronize());
   std::vector<unsigned long long> got(COUNTERS);
   CK(cudaMemcpy(got.data(), out, sizeof(unsigned long long) * COUNTERS, cudaMemcpyDeviceToHost));
   std::vector<unsigned long long> want(COUNTERS, 0);
-  for (int g = 0; g < N; ++g) {
-    for (int k = 0; k < host_in[g] % 3; ++k)
-      want[g] += leafSum(4, 32, 100 + 7 * k, g);
-    want[g] += leafSum(1, 64, 1 + g % 50, g);
-    want[SHARED] += leafSum(3, 64, 150, SHARED);
-    want[ROOT] += (unsigned long long)g;
-  }
+  for (int run = 0; run < 2; ++run)  // both parents
+    for (int g = 0; g < N; ++g) {
+      for (int k = 0; k < host_in[g] % 3; ++k)
+        want[g] += leafSum(4, 32, 100 + 7 * k, g);
+      want[g] += leafSum(1, 64, 1 + g % 50, g);
+      want[SHARED] += leafSum(3, 64, 150, SHARED);
+      want[ROOT] += (unsigned long long)g;
+      for (int k = 0; k < 3; ++k)
+        if (run == 1 && (k + g) % 3 != 1 && g % PB < 27)
+          want[PER_THREAD] += leafSum(2, 64, 90, PER_THREAD);
+    }
   unsigned long long checksum = 0;
   for (int c = 0; c < COUNTERS; ++c) {
     checksum = checksum * 1000003ull + got[c];
