@@ -784,6 +784,8 @@ def runtime_object_weight(seed):
     if seed >= RARER_RUNTIME_OBJECT_SEEDS:
         return 0.15
     return 0.6 if seed >= RUNTIME_OBJECT_SEEDS else 0
+
+
 # gen.py's exit status where --chains-only finds no chain case (fuzz/build.sh then builds no program).
 NO_CHAIN_CASE = 3
 

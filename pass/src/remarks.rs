@@ -41,7 +41,7 @@ pub enum Remark {
     SerialChildLoops,
     SerialChildAtomics,
     SerialConfigRefused,
-    SerialBesideRuntimeObjects,
+    SerialBesideRuntimeCalls,
     WarpRun,
     SerializedReduced,
     SpawnControlled,
@@ -128,7 +128,7 @@ impl Remark {
             Remark::SerialChildLoops => "KLAP305",
             Remark::SerialChildAtomics => "KLAP306",
             Remark::SerialConfigRefused => "KLAP318",
-            Remark::SerialBesideRuntimeObjects => "KLAP323",
+            Remark::SerialBesideRuntimeCalls => "KLAP323",
             Remark::WarpRun => "KLAP308",
             Remark::SerializedReduced => "KLAP321",
             Remark::SpawnControlled => "KLAP309",
@@ -264,7 +264,7 @@ impl Remark {
             | Remark::SerialChildLoops
             | Remark::SerialChildAtomics
             | Remark::SerialConfigRefused
-            | Remark::SerialBesideRuntimeObjects => {
+            | Remark::SerialBesideRuntimeCalls => {
                 "launch not serialized: "
             }
             Remark::NotNormalized => "V1 launch left in the V1 form: ",

@@ -35,7 +35,7 @@ use crate::site::ops::{
     retire_single_launch_stream, ArgValues, CanonicalEntries, ConfigVerdict,
 };
 use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Where the launching grid is small, its threads serialize children of up to this many threads over the
 /// grid's threads (but no more than `serialize_small_grid_threshold`): grids of 4,096 threads (gc's, mstf's
@@ -55,7 +55,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // Per kernel with a serialized launch, the launches serialization left for larger children (where it
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
-    let objects_kept = kernels_keeping_runtime_objects(module, model);
+    let calls_kept = kernels_keeping_runtime_calls(module, model);
     for site in &model.sites {
         let runner = match kept(site, options, &variants) {
             Ok(runner) => runner,
@@ -64,8 +64,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 continue;
             }
         };
-        if let Some(kernel) = objects_kept.get(&site.caller) {
-            Remark::SerialBesideRuntimeObjects.emit(
+        if let Some(kernel) = calls_kept.get(&site.caller) {
+            Remark::SerialBesideRuntimeCalls.emit(
                 ctx,
                 site.launch,
                 &format!(
@@ -123,8 +123,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 /// hung on an H200 (BENCHMARKS.md, thirty-second session: the same case passed with serialization off;
 /// thirty-third session: events and a launch into `cudaStreamPerThread` the same, device `cudaMalloc`/`cudaFree`
 /// not).
-fn kernels_keeping_runtime_objects<'c>(module: &Module<'c>, model: &LaunchModel<'c>) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
-    let dropped_slots: Vec<BasicValueEnum<'c>> = model
+fn kernels_keeping_runtime_calls<'c>(module: &Module<'c>, model: &LaunchModel<'c>) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
+    let dropped_slots: HashSet<BasicValueEnum<'c>> = model
         .sites
         .iter()
         .filter(|s| s.stream == Stream::SingleLaunch)
@@ -137,7 +137,7 @@ fn kernels_keeping_runtime_objects<'c>(module: &Module<'c>, model: &LaunchModel<
     };
     // Launches no klap step takes: into the per-thread stream or a stream other than a single launch's
     // (KLAP201), and those the analysis cannot read.
-    let as_written: Vec<InstructionValue<'c>> = model
+    let as_written: HashSet<InstructionValue<'c>> = model
         .sites
         .iter()
         .filter(|s| matches!(s.stream, Stream::PerThread | Stream::Other))
