@@ -438,34 +438,57 @@ pub fn stream_handle<'c>(module: &Module<'c>, handle: u64) -> BasicValueEnum<'c>
     }
 }
 
+/// The calls that create and destroy the stream a launch carries alone ([`Stream::SingleLaunch`]), which
+/// [`retire_single_launch_stream`] takes away with the launch: none for any other site.
+pub fn single_launch_stream_calls<'c>(site: &LaunchSite<'c>) -> Vec<(InstructionValue<'c>, StreamCall)> {
+    let Some(slot) = single_launch_stream_slot(site) else {
+        return Vec::new();
+    };
+    let stream_call = |i: InstructionValue<'c>| {
+        (i.get_opcode() == InstructionOpcode::Call).then(|| i.called_function().and_then(|f| classify_stream_call(&f.name()))).flatten()
+    };
+    let mut calls = Vec::new();
+    for user in slot.instruction_users() {
+        match (user.get_opcode(), stream_call(user)) {
+            (InstructionOpcode::Call, Some(StreamCall::CreateWithFlags)) => calls.push((user, StreamCall::CreateWithFlags)),
+            (InstructionOpcode::Load, _) => calls.extend(
+                user.instruction_users().into_iter().filter(|&u| stream_call(u) == Some(StreamCall::Destroy)).map(|u| (u, StreamCall::Destroy)),
+            ),
+            _ => {}
+        }
+    }
+    calls
+}
+
 /// After a single-launch site was replaced through [`fallback_site`]: the stream's creation leaves a
 /// null handle and succeeds, its destruction goes. Made by some lanes of a warp while their warp-mates
 /// were in klap's runtime, the creation hung in the device runtime (fuzz case 223-31 at `auto`, every
 /// run on an H200: a lane in `__cudaCDP2StreamCreateWithFlags`, its warp-mates at collectives).
 pub fn retire_single_launch_stream<'c>(module: &Module<'c>, site: &LaunchSite<'c>) {
-    let Some(load) = site.stream_operand.instruction_of(InstructionOpcode::Load).filter(|_| site.stream == Stream::SingleLaunch) else {
-        return;
-    };
-    let slot = load.operand(0);
-    let i32t = module.get_context().i32_type();
-    let is = |call: InstructionValue<'c>, what: StreamCall| call.called_function().and_then(|f| classify_stream_call(&f.name())) == Some(what);
-    for user in slot.instruction_users() {
-        if user.get_opcode() == InstructionOpcode::Call && is(user, StreamCall::CreateWithFlags) {
-            let b = builder_before(module, user);
-            b.build_store(user.call_args()[0].into_pointer_value(), module.get_context().ptr_type(AddressSpace::default()).const_null())
-                .expect("builder positioned");
-            user.replace_uses_with(i32t.const_zero());
-            user.erase();
-        } else if user.get_opcode() == InstructionOpcode::Load {
-            for destroy in user.instruction_users().into_iter().filter(|&u| u.get_opcode() == InstructionOpcode::Call && is(u, StreamCall::Destroy)) {
-                destroy.replace_uses_with(i32t.const_zero());
-                destroy.erase();
+    let cx = module.get_context();
+    for (call, what) in single_launch_stream_calls(site) {
+        match what {
+            StreamCall::CreateWithFlags => {
+                builder_before(module, call)
+                    .build_store(call.call_args()[0].into_pointer_value(), cx.ptr_type(AddressSpace::default()).const_null())
+                    .expect("builder positioned");
             }
-            if !user.has_users() {
-                user.erase();
-            }
+            StreamCall::Destroy => {}
+        }
+        call.replace_uses_with(cx.i32_type().const_zero());
+        call.erase();
+    }
+    // The handle's loads that fed the destruction (or the launch, replaced) feed nothing now.
+    if let Some(slot) = single_launch_stream_slot(site) {
+        for load in slot.instruction_users().into_iter().filter(|u| u.get_opcode() == InstructionOpcode::Load && !u.has_users()) {
+            load.erase();
         }
     }
+}
+
+/// The stack slot holding the stream handle a launch carries alone.
+fn single_launch_stream_slot<'c>(site: &LaunchSite<'c>) -> Option<BasicValueEnum<'c>> {
+    site.stream_operand.instruction_of(InstructionOpcode::Load).filter(|_| site.stream == Stream::SingleLaunch).map(|l| l.operand(0))
 }
 
 /// Removes a launch that has been re-emitted: the launch, its argument writes, its parameter buffer

@@ -32,7 +32,7 @@ use crate::runtime::{IndexRegister, RuntimeFn, SMALL_GRID_THREADS};
 use crate::site::abi::{makes_or_frees_runtime_object, Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{
     builder_before, config_accepted, constant_config, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace,
-    retire_single_launch_stream, ArgValues, CanonicalEntries, ConfigVerdict,
+    retire_single_launch_stream, single_launch_stream_calls, ArgValues, CanonicalEntries, ConfigVerdict,
 };
 use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
 use std::collections::{HashMap, HashSet};
@@ -124,17 +124,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 /// thirty-third session: events and a launch into `cudaStreamPerThread` the same, device `cudaMalloc`/`cudaFree`
 /// not).
 fn kernels_keeping_runtime_calls<'c>(module: &Module<'c>, model: &LaunchModel<'c>) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
-    let dropped_slots: HashSet<BasicValueEnum<'c>> = model
-        .sites
-        .iter()
-        .filter(|s| s.stream == Stream::SingleLaunch)
-        .filter_map(|s| s.stream_operand.instruction_of(InstructionOpcode::Load).map(|l| l.operand(0)))
-        .collect();
-    let dropped = |call: InstructionValue<'c>| {
-        let Some(&arg) = call.call_args().first() else { return false };
-        let slot = arg.instruction_of(InstructionOpcode::Load).map_or(arg, |l| l.operand(0));
-        dropped_slots.contains(&slot)
-    };
+    let dropped: HashSet<InstructionValue<'c>> = model.sites.iter().flat_map(single_launch_stream_calls).map(|(call, _)| call).collect();
     // Launches no klap step takes: into the per-thread stream or a stream other than a single launch's
     // (KLAP201), and those the analysis cannot read.
     let as_written: HashSet<InstructionValue<'c>> = model
@@ -147,7 +137,7 @@ fn kernels_keeping_runtime_calls<'c>(module: &Module<'c>, model: &LaunchModel<'c
     let kept = |i: InstructionValue<'c>| {
         let object_call = i.get_opcode() == InstructionOpcode::Call
             && i.called_function().is_some_and(|f| makes_or_frees_runtime_object(&f.name()))
-            && !dropped(i);
+            && !dropped.contains(&i);
         object_call || as_written.contains(&i)
     };
     let graph = CallGraph::build(module);
