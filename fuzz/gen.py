@@ -392,6 +392,8 @@ class Gen:
     def launch(self, env, child, parent, in_group):
         r = self.r
         streams = [("omit", 3), ("null", 1), ("faf", 2), ("tail", 1), ("created", 1)]
+        if self.c.seed >= PER_THREAD_STREAM_SEEDS:
+            streams.append(("perthread", 0.4))
         if child.work == "count":
             streams = [s for s in streams if s[0] != "tail"]
         if child.work == "observe":
@@ -775,6 +777,9 @@ CHAIN_SHAPES_SEEDS = 2800
 BOUNDED_REDUCE_SEEDS = 3100  # from here on half the reduce leaves bound their threads by a parameter
 RUNTIME_OBJECT_SEEDS = 3500  # from here on a statement may make and free a device-runtime stream or event
 RARER_RUNTIME_OBJECT_SEEDS = 3600  # from here on less often: a kernel making one serializes nothing (KLAP323)
+# From here on a launch may go into cudaStreamPerThread, which klap leaves as written (KLAP201): beside
+# serialized children in the same warp such a launch hung (thirty-third session, by hand).
+PER_THREAD_STREAM_SEEDS = 3700
 
 
 def runtime_object_weight(seed):
@@ -1166,7 +1171,8 @@ class Emitter:
                 self.put(depth, "const size_t fz_sm = (fz_b.x * fz_b.y * fz_b.z + fz_x) * sizeof(unsigned long long);")
             smem = "fz_sm"
         stream = {"omit": None, "null": "0", "faf": "cudaStreamFireAndForget",
-                  "tail": "cudaStreamTailLaunch", "created": "fz_s", "loop": "fz_ls"}[s.stream]
+                  "tail": "cudaStreamTailLaunch", "created": "fz_s", "loop": "fz_ls",
+                  "perthread": "cudaStreamPerThread"}[s.stream]
         if s.stream == "created":
             self.put(depth, "cudaStream_t fz_s;")
             self.put(depth, "cudaStreamCreateWithFlags(&fz_s, cudaStreamNonBlocking);")
