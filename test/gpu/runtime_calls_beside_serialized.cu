@@ -1,11 +1,13 @@
 // Pattern (fuzz case 3301-0, streams there): a noinline device function launches children whose warps
 // reduce (serialized at auto, their reductions folded: KLAP321) in a loop whose trip count differs by thread,
 // and the kernel then calls into the device runtime in some threads of each warp, in a loop that clang
-// unrolls: events created and destroyed (parent<Events>), or a launch into cudaStreamPerThread, which klap
-// leaves as written (parent<PerThreadLaunch>). At auto the warps whose lanes were inside those calls while
-// their warp-mates ran the serialized children stopped for good (H200, thirty-third session; with streams,
-// thirty-second session). klap keeps serialization out of such kernels (KLAP323). What this program checks:
-// each child warp's reductions added once into its launch's counter.
+// unrolls: events created and destroyed (parent<Events>), a launch into cudaStreamPerThread, which klap
+// leaves as written (parent<PerThreadLaunch>), or a launch of a child that reads %tid in inline assembly,
+// which aggregation leaves as written (KLAP211, parent<RefusedLaunch>). At auto the warps whose lanes were
+// inside those calls while their warp-mates ran the serialized children stopped for good (H200, thirty-third
+// and thirty-fourth sessions; with streams, thirty-second session). klap keeps serialization out of such
+// kernels (KLAP323). What this program checks: each child warp's reductions added once into its launch's
+// counter.
 #include "check.cuh"
 
 #include <algorithm>
@@ -17,21 +19,26 @@ constexpr int N = PB * PZ;       // parent threads, one counter each
 constexpr int SHARED = N;        // the counter of the launch every parent thread makes
 constexpr int ROOT = N + 1;      // the parents' own reductions
 constexpr int PER_THREAD = N + 2; // the launches into cudaStreamPerThread
-constexpr int COUNTERS = N + 3;
+constexpr int REFUSED = N + 3;    // the launches of leaf<true>
+constexpr int COUNTERS = N + 4;
 
-enum RuntimeCall { Events, PerThreadLaunch };
+enum RuntimeCall { Events, PerThreadLaunch, RefusedLaunch };
 
 __device__ __host__ inline unsigned leafValue(int i, int slot) { return hashOf(31u * (unsigned)i + (unsigned)slot); }
 
 // Adds, per warp, the sum of its threads' low halves and the largest of their high bits into out[slot].
+template <bool kAsmIndex>
 __global__ void leaf(unsigned long long *out, int n, int slot) {
-  int t = threadIdx.y * blockDim.x + threadIdx.x;
+  unsigned tx = threadIdx.x;
+  if constexpr (kAsmIndex)  // no aggregated variant can remap this read (KLAP211)
+    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tx));
+  int t = threadIdx.y * blockDim.x + (int)tx;
   int i = blockIdx.x * blockDim.x * blockDim.y + t;
   bool on = i < n;
   unsigned v = on ? leafValue(i, slot) : 0u;
   unsigned sum = __reduce_add_sync(0xffffffffu, v & 0xffffu);
   unsigned top = __reduce_max_sync(0xffffffffu, v >> 7);
-  if (threadIdx.x % 32 == 0)  // lane 0: every launch's blocks are whole warps wide
+  if (tx % 32 == 0)  // lane 0: every launch's blocks are whole warps wide
     atomicAdd(&out[slot], (unsigned long long)sum + top);
 }
 
@@ -39,8 +46,8 @@ __global__ void leaf(unsigned long long *out, int n, int slot) {
 template <RuntimeCall kCall>
 __device__ __noinline__ void launchSome(unsigned long long *out, const int *in, int g) {
   for (int k = 0; k < in[g] % 3; ++k)
-    leaf<<<4, 32, 0, cudaStreamFireAndForget>>>(out, 100 + 7 * k, g);
-  leaf<<<1, 64>>>(out, 1 + g % 50, g);
+    leaf<false><<<4, 32, 0, cudaStreamFireAndForget>>>(out, 100 + 7 * k, g);
+  leaf<false><<<1, 64>>>(out, 1 + g % 50, g);
 }
 
 template <RuntimeCall kCall>
@@ -50,7 +57,7 @@ __global__ void parent(unsigned long long *out, const int *in) {
   if (threadIdx.x % 32 == 0)
     atomicAdd(&out[ROOT], (unsigned long long)s);
   launchSome<kCall>(out, in, g);
-  leaf<<<3, dim3(32, 2), 0, cudaStreamFireAndForget>>>(out, 150, SHARED);
+  leaf<false><<<3, dim3(32, 2), 0, cudaStreamFireAndForget>>>(out, 150, SHARED);
   for (int k = 0; k < 3; ++k) {
     if ((k + g) % 3 == 1)
       continue;
@@ -59,8 +66,10 @@ __global__ void parent(unsigned long long *out, const int *in) {
         cudaEvent_t e;
         cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
         cudaEventDestroy(e);
+      } else if constexpr (kCall == PerThreadLaunch) {
+        leaf<false><<<2, 64, 0, cudaStreamPerThread>>>(out, 90, PER_THREAD);
       } else {
-        leaf<<<2, 64, 0, cudaStreamPerThread>>>(out, 90, PER_THREAD);
+        leaf<true><<<2, 64>>>(out, 90, REFUSED);
       }
     }
   }
@@ -100,10 +109,13 @@ int main() {
   parent<PerThreadLaunch><<<dim3(1, 1, PZ), PB>>>(out, in);
   CK_LAUNCH();
   CK(cudaDeviceSynchronize());
+  parent<RefusedLaunch><<<dim3(1, 1, PZ), PB>>>(out, in);
+  CK_LAUNCH();
+  CK(cudaDeviceSynchronize());
   std::vector<unsigned long long> got(COUNTERS);
   CK(cudaMemcpy(got.data(), out, sizeof(unsigned long long) * COUNTERS, cudaMemcpyDeviceToHost));
   std::vector<unsigned long long> want(COUNTERS, 0);
-  for (int run = 0; run < 2; ++run)  // both parents
+  for (int run = 0; run < 3; ++run)  // the three parents
     for (int g = 0; g < N; ++g) {
       for (int k = 0; k < host_in[g] % 3; ++k)
         want[g] += leafSum(4, 32, 100 + 7 * k, g);
@@ -111,8 +123,8 @@ int main() {
       want[SHARED] += leafSum(3, 64, 150, SHARED);
       want[ROOT] += (unsigned long long)g;
       for (int k = 0; k < 3; ++k)
-        if (run == 1 && (k + g) % 3 != 1 && g % PB < 27)
-          want[PER_THREAD] += leafSum(2, 64, 90, PER_THREAD);
+        if (run > 0 && (k + g) % 3 != 1 && g % PB < 27)
+          want[run == 1 ? PER_THREAD : REFUSED] += leafSum(2, 64, 90, run == 1 ? PER_THREAD : REFUSED);
     }
   unsigned long long checksum = 0;
   for (int c = 0; c < COUNTERS; ++c) {

@@ -104,6 +104,16 @@ fn ineligible<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c
     })
 }
 
+/// The launches aggregation will leave as written under `options`, found on the module before any step changes
+/// it: serialization keeps away from the kernels that make them (KLAP323). None where aggregation does not run.
+pub fn refused_launches<'c>(module: &Module<'c>, model: &LaunchModel<'c>, options: &Options) -> HashSet<InstructionValue<'c>> {
+    if !model.nvptx || options.granularity == Granularity::None {
+        return HashSet::new();
+    }
+    let hazards = Hazards::find(module, model);
+    model.sites.iter().filter(|s| ineligible(s, options, &hazards).is_some()).map(|s| s.launch).collect()
+}
+
 /// The scope a kernel's launch is aggregated in, warp, block or grid (the per-caller choice in [`run`]),
 /// or None for a launch made where it is reached (warp granularity, a device function).
 fn scope_granularity<'c>(site: &LaunchSite<'c>, options: &Options, hazards: &Hazards<'c>) -> Option<Granularity> {

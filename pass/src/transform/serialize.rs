@@ -23,7 +23,7 @@
 //! for this launch alone; a tail launch waits for the whole parent grid, and any other created stream
 //! orders it after other work: both are launched).
 
-use super::{last_error, Options, Spawn};
+use super::{aggregate, last_error, Options, Spawn};
 use crate::callgraph::CallGraph;
 use crate::child::{runs_child_grid, warp_lanes, ChildVariants};
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
@@ -55,7 +55,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // Per kernel with a serialized launch, the launches serialization left for larger children (where it
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
-    let calls_kept = kernels_keeping_runtime_calls(module, model);
+    let calls_kept = kernels_keeping_runtime_calls(module, model, options);
     for site in &model.sites {
         let runner = match kept(site, options, &variants) {
             Ok(runner) => runner,
@@ -122,17 +122,19 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 /// calls stay as they are, and a warp whose lanes are in them while their warp-mates run a serialized child
 /// hung on an H200 (BENCHMARKS.md, thirty-second session: the same case passed with serialization off;
 /// thirty-third session: events and a launch into `cudaStreamPerThread` the same, device `cudaMalloc`/`cudaFree`
-/// not).
-fn kernels_keeping_runtime_calls<'c>(module: &Module<'c>, model: &LaunchModel<'c>) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
+/// not; thirty-fourth session: a launch aggregation refuses the same).
+fn kernels_keeping_runtime_calls<'c>(module: &Module<'c>, model: &LaunchModel<'c>, options: &Options) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
     let dropped: HashSet<InstructionValue<'c>> = model.sites.iter().flat_map(single_launch_stream_calls).map(|(call, _)| call).collect();
     // Launches no klap step takes: into the per-thread stream or a stream other than a single launch's
-    // (KLAP201), and those the analysis cannot read.
+    // (KLAP201), those the analysis cannot read, and those aggregation will refuse (KLAP203, KLAP211, ...:
+    // a launch of a child reading %tid in inline assembly hung the same way, thirty-fourth session).
     let as_written: HashSet<InstructionValue<'c>> = model
         .sites
         .iter()
         .filter(|s| matches!(s.stream, Stream::PerThread | Stream::Other))
         .map(|s| s.launch)
         .chain(model.unrecognized.iter().map(|u| u.launch))
+        .chain(aggregate::refused_launches(module, model, options))
         .collect();
     let kept = |i: InstructionValue<'c>| {
         let object_call = i.get_opcode() == InstructionOpcode::Call
