@@ -23,7 +23,7 @@
 //! for this launch alone; a tail launch waits for the whole parent grid, and any other created stream
 //! orders it after other work: both are launched).
 
-use super::{aggregate, last_error, Options, Spawn};
+use super::{aggregate, last_error, Granularity, Options, Spawn};
 use crate::callgraph::CallGraph;
 use crate::child::{runs_child_grid, warp_lanes, ChildVariants};
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
@@ -55,7 +55,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // Per kernel with a serialized launch, the launches serialization left for larger children (where it
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
-    let calls_kept = kernels_keeping_runtime_calls(module, model, options);
+    let calls_kept = kernels_keeping_runtime_calls(module, model, options, &variants, ctx);
     for site in &model.sites {
         let runner = match kept(site, options, &variants) {
             Ok(runner) => runner,
@@ -71,8 +71,12 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 &format!(
                     "@{} creates or destroys streams or events in the device runtime, or makes launches, that stay as \
                      written: a warp whose lanes were inside those calls while their warp-mates ran a serialized child \
-                     stopped for good on an H200 (fuzz case 3301-0)",
-                    kernel.name()
+                     stopped for good on an H200 (fuzz case 3301-0){}",
+                    kernel.name(),
+                    match options.granularity {
+                        Granularity::None => "; with no aggregation, every launch not serialized with no check at run time stays so, a serialized one's launch for larger children too",
+                        _ => "",
+                    }
                 ),
             );
             continue;
@@ -123,18 +127,31 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 /// hung on an H200 (BENCHMARKS.md, thirty-second session: the same case passed with serialization off;
 /// thirty-third session: events and a launch into `cudaStreamPerThread` the same, device `cudaMalloc`/`cudaFree`
 /// not; thirty-fourth session: a launch aggregation refuses the same).
-fn kernels_keeping_runtime_calls<'c>(module: &Module<'c>, model: &LaunchModel<'c>, options: &Options) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
+fn kernels_keeping_runtime_calls<'c>(
+    module: &Module<'c>,
+    model: &LaunchModel<'c>,
+    options: &Options,
+    variants: &ChildVariants<'_, 'c>,
+    ctx: Ctx,
+) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
     let dropped: HashSet<InstructionValue<'c>> = model.sites.iter().flat_map(single_launch_stream_calls).map(|(call, _)| call).collect();
     // Launches no klap step takes: into the per-thread stream or a stream other than a single launch's
     // (KLAP201), those the analysis cannot read, and those aggregation will refuse (KLAP203, KLAP211, ...:
-    // a launch of a child reading %tid in inline assembly hung the same way, thirty-fourth session).
+    // a launch of a child reading %tid in inline assembly hung the same way, thirty-fourth session). Where
+    // aggregation does not run, every launch but those serialized with no check at run time: the launches
+    // serialization itself leaves for larger children, made as written, hung beside the children it ran
+    // (test/gpu's devfn_launch, warp_reduce, runtime_calls_beside_serialized at granularity none, same session).
+    let refused: Vec<InstructionValue<'c>> = match options.granularity {
+        Granularity::None => model.sites.iter().filter(|s| !always_serialized(s, options, variants, ctx)).map(|s| s.launch).collect(),
+        _ => aggregate::refused_launches(module, model, options).into_iter().collect(),
+    };
     let as_written: HashSet<InstructionValue<'c>> = model
         .sites
         .iter()
         .filter(|s| matches!(s.stream, Stream::PerThread | Stream::Other))
         .map(|s| s.launch)
         .chain(model.unrecognized.iter().map(|u| u.launch))
-        .chain(aggregate::refused_launches(module, model, options))
+        .chain(refused)
         .collect();
     let kept = |i: InstructionValue<'c>| {
         let object_call = i.get_opcode() == InstructionOpcode::Call
@@ -223,8 +240,7 @@ fn in_thread<'c>(
     // Also under SPAWN's controller: asking it at every launch of bt's constant 2-thread children made bt 1.4x
     // slower on an H200 (its loads on the launching thread's way; BENCHMARKS.md, twenty-second session).
     // A constant configuration the device runtime accepts (kept() launched the others): no check at run time.
-    let accepted = constant_config(site, true) == ConfigVerdict::Accepted;
-    let always = costly.is_none() && accepted && constant.is_some_and(|n| n <= thresholds.anywhere);
+    let always = costly.is_none() && constant_within(site, &thresholds);
     let rule = Rule { thresholds, always, bound, spawn: options.spawn.map(|s| (s, costly.is_none())) };
     let most = rule.most();
     if let (false, None, Some(n)) = (always, bound, constant) {
@@ -274,6 +290,20 @@ fn in_thread<'c>(
         (None, None) => variants.serial(site.child),
     };
     Some(serialize(module, entries, serial, site, rule, None))
+}
+
+/// Whether the launch at `site` has a constant configuration the device runtime accepts, of at most the threshold's
+/// threads anywhere: serialized by its thread, it needs no check at run time and leaves no launch.
+fn constant_within(site: &LaunchSite, thresholds: &Thresholds) -> bool {
+    constant_config(site, true) == ConfigVerdict::Accepted && constant_threads(site).is_some_and(|n| n <= thresholds.anywhere)
+}
+
+/// Whether serialization will run the launch at `site` in its thread with no launch left of it ([`in_thread`]
+/// with no check at run time). Where aggregation does not run, every other launch stays as written.
+fn always_serialized<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'_, 'c>, ctx: Ctx) -> bool {
+    matches!(kept(site, options, variants), Ok(Runner::Thread))
+        && worth_a_thread(site, variants, ctx).is_none()
+        && constant_within(site, &Thresholds::of(options))
 }
 
 /// Who runs a serialized child's threads.

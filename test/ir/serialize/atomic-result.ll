@@ -1,7 +1,7 @@
 ; A child whose threads wait for the result of an atomic is launched, not serialized (KLAP306): one after another
 ; in the launching thread those round trips to memory add up, launched they overlap (sssp's atomicMin, bfs's
 ; atomicCAS). An atomic whose result is not used (a count) does not keep a child from being serialized.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 

@@ -3,7 +3,7 @@
 ; stopped for good on an H200 (fuzz case 3301-0; the case passed with serialization off, BENCHMARKS.md,
 ; thirty-second session). Launches in the device functions such a kernel calls are kept too. A stream that
 ; carries one launch alone is not kept (the launch's transformation drops it), nor is a kernel without one.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=256;serialize-small-grid-threshold=0;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;serialize-threshold=256;serialize-small-grid-threshold=0;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: opt -passes=verify -disable-output %t.ll
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks

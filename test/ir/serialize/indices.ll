@@ -1,7 +1,7 @@
 ; The serial variant gives each child thread its own indices: in two- and three-dimensional blocks and grids
 ; (x fastest), also where a device function the child calls reads them (a copy of it takes the twelve index
 ; values as trailing arguments), and a by-value argument is copied per thread.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=256;no-inline-runtime>' -S %s -o %t.ll
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;serialize-threshold=256;no-inline-runtime>' -S %s -o %t.ll
 ; RUN: FileCheck %s < %t.ll
 
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"

@@ -1,10 +1,10 @@
 ; Launches klap must launch: into the tail stream (it waits for the whole parent grid), and of children whose
 ; threads need each other (a barrier, shared memory).
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; SPAWN's controller takes none of them either (a child with a loop stays launched: KLAP305).
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;spawn;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.spawn.ll 2>%t.spawn.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;spawn;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o %t.spawn.ll 2>%t.spawn.remarks
 ; RUN: FileCheck %s < %t.spawn.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.spawn.remarks
 

@@ -3,7 +3,7 @@
 ; from the kernel's entry: the query is folded (KLAP307). Kept after a call of an unknown function, a
 ; device function that calls one, assembly with a PTX `call`, and where a later part of its loop (the
 ; next iteration's past) makes such a call. Assembly without a call (CUDA's math headers) does not count.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=256;serialize-small-grid-threshold=0;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;serialize-threshold=256;serialize-small-grid-threshold=0;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 

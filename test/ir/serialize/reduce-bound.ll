@@ -6,7 +6,7 @@
 ; block is one-dimensional and the warp's x indices fit in 32 bits (as the child computes them) is the count
 ; exact; elsewhere every lane runs, as before. A thread past the bound that gives anything else, or a test
 ; that does not decide past the bound (`i <= n`), makes no bound: every lane runs.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=NONE %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks

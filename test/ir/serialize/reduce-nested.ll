@@ -1,7 +1,7 @@
 ; A child whose own launch of a reducing child was serialized with its reductions folded (always: 32 threads,
 ; KLAP321) runs that child's threads in a loop: serialized in turn, the loop would be work the threshold does
 ; not count, so @mid is launched (KLAP305), as after a plain serialized launch (shape-nested.ll).
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 

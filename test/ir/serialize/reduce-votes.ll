@@ -2,7 +2,7 @@
 ; a ballot sets bit l for lane l, any and all fold a predicate, min and max start from the type's extremes, and
 ; a 32-bit butterfly (__shfl_xor_sync) sums every lane once for lane 0 (a constant added in each lane counts 32
 ; times). A child block of 96 threads is three warps, the last flushed like the others.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: llc-22 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx88 %t.ll -o %t.ptx

@@ -4,10 +4,10 @@
 ; reductions (@join__klap_lane, which stores what it gives them) in a loop that folds each value in, then lane
 ; 0's part (@join__klap_lane0) once with the folds: the match count and the sum of the terms over the lanes.
 ; Larger children are run by the launching warp (KLAP308's conditions) or launched.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;reduce-threshold=0;no-inline-runtime>' -pass-remarks=klap -S %s -o /dev/null 2>&1 | FileCheck --check-prefix=OFF %s
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;reduce-threshold=0;no-inline-runtime>' -pass-remarks=klap -S %s -o /dev/null 2>&1 | FileCheck --check-prefix=OFF %s
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto>' -S %s -o %t.auto.ll
 ; RUN: llc-22 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx88 %t.auto.ll -o %t.ptx
 ; RUN: %ptxas -arch=sm_90 -c %t.ptx -o %t.o

@@ -1,12 +1,12 @@
 ; A launch in a loop, of a child whose size changes each iteration (%i blocks of 32 threads): the size is
 ; checked at run time at every iteration, in the loop, and the child is serialized or launched there
-; (granularity none), or SPAWN's controller asks there; under auto the launch for a larger child
+; (aggregation disabled), or SPAWN's controller asks there; under auto the launch for a larger child
 ; registers into the grid scope at every iteration (records, one per iteration), launched once at the
 ; scope's end, after the loop.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-small-grid-threshold=0;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;serialize-small-grid-threshold=0;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;spawn;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.spawn.ll 2>%t.spawn.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;spawn;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.spawn.ll 2>%t.spawn.remarks
 ; RUN: FileCheck --check-prefix=SPAWN %s < %t.spawn.ll
 ; RUN: FileCheck --check-prefix=SPAWN-REMARK %s < %t.spawn.remarks
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.auto.ll 2>%t.auto.remarks

@@ -2,12 +2,12 @@
 ; launch of @leaf stays a launch (@leaf waits at a barrier), so @mid's threads launch kernels and @mid
 ; is launched (KLAP301); @mid2's launch of @plain is serialized, after which each thread of @mid2 runs
 ; @plain's 32 threads: a loop the threshold, counting @mid2's own 32 threads, would not see (1,024 bodies in
-; the launching thread), so @mid2 is launched (KLAP305). The same at granularity none, with SPAWN's
+; the launching thread), so @mid2 is launched (KLAP305). The same with aggregation disabled, with SPAWN's
 ; controller and under auto (where @mid, @leaf and @mid2, launched, are aggregated).
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;spawn;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.spawn.ll 2>%t.spawn.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;spawn;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.spawn.ll 2>%t.spawn.remarks
 ; RUN: FileCheck %s < %t.spawn.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.spawn.remarks
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.auto.ll 2>%t.auto.remarks

@@ -1,12 +1,12 @@
 ; Recursion (a kernel that launches itself): its threads launch kernels of their own, so serialization
-; cannot run them one by one in the launching thread (KLAP301 names the launch), at granularity none, with
-; SPAWN's controller and under auto; the launch stays a launch (no serial variant of @rec is made). Under
+; cannot run them one by one in the launching thread (KLAP301 names the launch), with aggregation disabled,
+; with SPAWN's controller and under auto; the launch stays a launch (no serial variant of @rec is made). Under
 ; auto, what serialization leaves is aggregated at grid granularity: the aggregated variant @rec__klap
 ; launches itself again through its own scope, and it is not coarsened (KLAP621: it launches).
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;spawn;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.spawn.ll 2>%t.spawn.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;spawn;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.spawn.ll 2>%t.spawn.remarks
 ; RUN: FileCheck %s < %t.spawn.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.spawn.remarks
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.auto.ll 2>%t.auto.remarks

@@ -3,10 +3,10 @@
 ; child's are at most 4194304, checked at run time from the launching grid's size; elsewhere
 ; serialize-threshold holds. A constant child between the two thresholds is checked on the
 ; launching grid alone; one above both is launched, with a missed remark naming both.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=32;serialize-small-grid-threshold=1024;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;serialize-threshold=32;serialize-small-grid-threshold=1024;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=32;serialize-small-grid-threshold=0;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.off.ll 2>%t.off.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;serialize-threshold=32;serialize-small-grid-threshold=0;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.off.ll 2>%t.off.remarks
 ; RUN: FileCheck --check-prefix=OFF %s < %t.off.ll
 ; RUN: FileCheck --check-prefix=OFF-REMARK %s < %t.off.remarks
 

@@ -5,7 +5,7 @@
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;spawn;spawn-launch-cycles=3000;spawn-max-threads=512;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;spawn;no-inline-runtime>' -S %s -o %t.none.ll
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;spawn;no-inline-runtime>' -S %s -o %t.none.ll
 ; RUN: FileCheck --check-prefix=NONE %s < %t.none.ll
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=grid;serialize;no-inline-runtime>' -S %s -o %t.off.ll
 ; RUN: FileCheck --check-prefix=OFF %s < %t.off.ll

@@ -1,7 +1,7 @@
 ; serialize-warp where the child takes a parameter by value (a pointer into the launching thread's own
 ; memory, which no other lane can read): each thread runs its child alone, as without serialize-warp, and the
 ; remark says why.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=256;serialize-warp;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;serialize-threshold=256;serialize-warp;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 

@@ -3,7 +3,7 @@
 ; block's x and y sizes (the flat path, where the block is one-dimensional, takes it as x alone), and the
 ; blocks run in x, y, z order. With a size known only at run time (a grid %n high, a 4 x %n x 2 block),
 ; a lane owns its child where the product of the six dimensions is within the threshold and none is zero.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 

@@ -3,7 +3,7 @@
 ; The warp runs the children only where all 32 lanes reach the launch together (__activemask() full,
 ; checked at the launch, at every iteration of the loop), else each lane launches as written there; the
 ; early return stays a plain return.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: llc-22 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx88 %t.ll -o %t.ptx

@@ -2,7 +2,7 @@
 ; launching warp (nor serialized): one that uses shared memory, one that launches a kernel itself (a
 ; nested launch), and a kernel that launches itself (recursion). Each stays a launch, and KLAP301 says
 ; why the warp cannot run it. No warp-run or serial variant is made.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 

@@ -5,11 +5,11 @@
 ; lane l playing the child thread 32 w + l (the child's lane l), with a warp barrier after each child warp.
 ; Only where the launching grid has at least 65,536 threads (read at run time). Larger children, and every
 ; lane where the warp is not whole or the grid smaller, launch as written.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;warp-run-threshold=512;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;warp-run-threshold=512;no-inline-runtime>' -pass-remarks=klap -pass-remarks-missed=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;warp-run-threshold=0;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o /dev/null 2>&1 | FileCheck --check-prefix=OFF %s
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;warp-run-grid-threads=1000;no-inline-runtime>' -S %s -o - | FileCheck --check-prefix=GRID %s
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;warp-run-threshold=0;no-inline-runtime>' -pass-remarks-missed=klap -S %s -o /dev/null 2>&1 | FileCheck --check-prefix=OFF %s
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;warp-run-grid-threads=1000;no-inline-runtime>' -S %s -o - | FileCheck --check-prefix=GRID %s
 ; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=auto>' -S %s -o %t.auto.ll
 ; RUN: llc-22 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx88 %t.auto.ll -o %t.ptx
 ; RUN: FileCheck --check-prefix=PTX %s < %t.ptx

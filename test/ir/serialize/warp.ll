@@ -3,7 +3,7 @@
 ; warp by one ballot per bit; the lanes take the children's threads in turn, find the owning lane by a binary
 ; search over those sums, and take its arguments and configuration by shuffles (a pointer in two 32-bit
 ; pieces). A child too large is launched as written, as without it.
-; RUN: %opt -load-pass-plugin=%plugin -passes='klap<granularity=none;serialize;serialize-threshold=64;serialize-small-grid-threshold=0;serialize-warp;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
+; RUN: %opt -load-pass-plugin=%plugin -klap-disable-aggregate -klap-disable-malloc -passes='klap<granularity=grid;serialize;serialize-threshold=64;serialize-small-grid-threshold=0;serialize-warp;no-inline-runtime>' -pass-remarks=klap -S %s -o %t.ll 2>%t.remarks
 ; RUN: FileCheck %s < %t.ll
 ; RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
 ; RUN: %opt -load-pass-plugin=%plugin -klap-serialize-warp -passes='klap<granularity=auto>' -S %s -o %t.auto.ll
