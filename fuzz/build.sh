@@ -10,6 +10,7 @@
 # reference that owes nothing to clang or klap. A klap mode may end in options that the opt-in
 # policies add, each after a `+`: `br` block reuse (-klap-block-reuse), `spawn` SPAWN's controller,
 # `ser` serialization beside a granularity other than auto (-klap-serialize: `none+ser` is it alone),
+# `poolN` a record pool of N MiB (-klap-pool-size=N: `auto+pool1` runs short nearly everywhere),
 # `sw` serialization by the launching warp, `cN` every aggregated child coarsened by N where it can be
 # (-klap-coarsen=N -klap-coarsen-sm-threads=0), `O0` the program built at -O0: `auto+br+spawn`.
 # A build that fails is reported at the end (a crash of the pass is a finding too) and the others go on.
@@ -101,10 +102,11 @@ build_one() {
         br) klap_mode+=(-mllvm -klap-block-reuse) ;;
         spawn) klap_mode+=(-mllvm -klap-spawn) ;;
         ser) klap_mode+=(-mllvm -klap-serialize) ;;
+        pool[0-9]*) klap_mode+=(-mllvm -klap-pool-size="${option#pool}") ;;
         sw) klap_mode+=(-mllvm -klap-serialize-warp) ;;
         c[0-9]*) klap_mode+=(-mllvm -klap-coarsen="${option#c}" -mllvm -klap-coarsen-sm-threads=0) ;;
         O0) extra+=(-O0) ;;
-        *) echo "FAILED $mode $src (unknown mode option '$option': br, spawn, ser, sw, cN or O0)"; return 0 ;;
+        *) echo "FAILED $mode $src (unknown mode option '$option': br, spawn, ser, sw, cN, poolN or O0)"; return 0 ;;
       esac
     done
   fi
