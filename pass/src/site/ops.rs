@@ -441,9 +441,11 @@ pub fn stream_handle<'c>(module: &Module<'c>, handle: u64) -> BasicValueEnum<'c>
 /// The calls that create and destroy the stream a launch carries alone ([`Stream::SingleLaunch`]), which
 /// [`retire_single_launch_stream`] takes away with the launch: none for any other site.
 pub fn single_launch_stream_calls<'c>(site: &LaunchSite<'c>) -> Vec<(InstructionValue<'c>, StreamCall)> {
-    let Some(slot) = single_launch_stream_slot(site) else {
-        return Vec::new();
-    };
+    single_launch_stream_slot(site).map_or_else(Vec::new, stream_calls_on)
+}
+
+/// The calls that create a stream into `slot` and those that destroy the handle loaded from it.
+fn stream_calls_on<'c>(slot: BasicValueEnum<'c>) -> Vec<(InstructionValue<'c>, StreamCall)> {
     let stream_call = |i: InstructionValue<'c>| {
         (i.get_opcode() == InstructionOpcode::Call).then(|| i.called_function().and_then(|f| classify_stream_call(&f.name()))).flatten()
     };
@@ -465,24 +467,22 @@ pub fn single_launch_stream_calls<'c>(site: &LaunchSite<'c>) -> Vec<(Instruction
 /// were in klap's runtime, the creation hung in the device runtime (fuzz case 223-31 at `auto`, every
 /// run on an H200: a lane in `__cudaCDP2StreamCreateWithFlags`, its warp-mates at collectives).
 pub fn retire_single_launch_stream<'c>(module: &Module<'c>, site: &LaunchSite<'c>) {
+    let Some(slot) = single_launch_stream_slot(site) else {
+        return;
+    };
     let cx = module.get_context();
-    for (call, what) in single_launch_stream_calls(site) {
-        match what {
-            StreamCall::CreateWithFlags => {
-                builder_before(module, call)
-                    .build_store(call.call_args()[0].into_pointer_value(), cx.ptr_type(AddressSpace::default()).const_null())
-                    .expect("builder positioned");
-            }
-            StreamCall::Destroy => {}
+    for (call, what) in stream_calls_on(slot) {
+        if what == StreamCall::CreateWithFlags {
+            builder_before(module, call)
+                .build_store(call.call_args()[0].into_pointer_value(), cx.ptr_type(AddressSpace::default()).const_null())
+                .expect("builder positioned");
         }
         call.replace_uses_with(cx.i32_type().const_zero());
         call.erase();
     }
     // The handle's loads that fed the destruction (or the launch, replaced) feed nothing now.
-    if let Some(slot) = single_launch_stream_slot(site) {
-        for load in slot.instruction_users().into_iter().filter(|u| u.get_opcode() == InstructionOpcode::Load && !u.has_users()) {
-            load.erase();
-        }
+    for load in slot.instruction_users().into_iter().filter(|u| u.get_opcode() == InstructionOpcode::Load && !u.has_users()) {
+        load.erase();
     }
 }
 

@@ -135,24 +135,17 @@ fn kernels_keeping_runtime_calls<'c>(
     ctx: Ctx,
 ) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
     let dropped: HashSet<InstructionValue<'c>> = model.sites.iter().flat_map(single_launch_stream_calls).map(|(call, _)| call).collect();
-    // Launches no klap step takes: into the per-thread stream or a stream other than a single launch's
-    // (KLAP201), those the analysis cannot read, and those aggregation will refuse (KLAP203, KLAP211, ...:
-    // a launch of a child reading %tid in inline assembly hung the same way, thirty-fourth session). Where
-    // aggregation does not run, every launch but those serialized with no check at run time: the launches
-    // serialization itself leaves for larger children, made as written, hung beside the children it ran
-    // (test/gpu's devfn_launch, warp_reduce, runtime_calls_beside_serialized at granularity none, same session).
-    let refused: Vec<InstructionValue<'c>> = match options.granularity {
+    // Launches no klap step takes: those aggregation will refuse (into the per-thread stream or a stream other
+    // than a single launch's, KLAP201; KLAP203, KLAP211, ...: a launch of a child reading %tid in inline
+    // assembly hung the same way, thirty-fourth session), and those the analysis cannot read. Where aggregation
+    // does not run, every launch but those serialized with no check at run time: the launches serialization
+    // itself leaves for larger children, made as written, hung beside the children it ran (test/gpu's
+    // devfn_launch, warp_reduce, runtime_calls_beside_serialized at granularity none, same session).
+    let mut as_written: HashSet<InstructionValue<'c>> = match options.granularity {
         Granularity::None => model.sites.iter().filter(|s| !always_serialized(s, options, variants, ctx)).map(|s| s.launch).collect(),
-        _ => aggregate::refused_launches(module, model, options).into_iter().collect(),
+        _ => aggregate::refused_launches(module, model, options),
     };
-    let as_written: HashSet<InstructionValue<'c>> = model
-        .sites
-        .iter()
-        .filter(|s| matches!(s.stream, Stream::PerThread | Stream::Other))
-        .map(|s| s.launch)
-        .chain(model.unrecognized.iter().map(|u| u.launch))
-        .chain(refused)
-        .collect();
+    as_written.extend(model.unrecognized.iter().map(|u| u.launch));
     let kept = |i: InstructionValue<'c>| {
         let object_call = i.get_opcode() == InstructionOpcode::Call
             && i.called_function().is_some_and(|f| makes_or_frees_runtime_object(&f.name()))
