@@ -1118,6 +1118,15 @@ pub trait BuilderExt<'c> {
         let call = self.this().build_call(f, &args, "").expect("builder positioned");
         instruction(call.as_value_ref()).unwrap()
     }
+    /// A call of `f` that the inliner leaves a call (`noinline` at the call site): a rare path that does
+    /// not take a copy of `f`'s code into its function.
+    fn call_not_inlined(&self, f: FunctionValue<'c>, args: &[BasicValueEnum<'c>]) -> InstructionValue<'c> {
+        let args: Vec<_> = args.iter().map(|a| (*a).into()).collect();
+        let call = self.this().build_call(f, &args, "").expect("builder positioned");
+        let cx = f.get_type().get_context();
+        call.add_attribute(AttributeLoc::Function, cx.create_enum_attribute(kind_id("noinline"), 0));
+        instruction(call.as_value_ref()).unwrap()
+    }
     /// A call of `f` for its result.
     fn call_value(&self, f: FunctionValue<'c>, args: &[BasicValueEnum<'c>]) -> BasicValueEnum<'c> {
         self.call(f, args).result()

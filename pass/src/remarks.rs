@@ -33,6 +33,7 @@ pub enum Remark {
     WarpScope,
     CalleeScope,
     WarpLoopKept,
+    RunInThreadWithoutRecord,
     Serialized,
     SerialChildCollective,
     SerialStreamKept,
@@ -120,6 +121,7 @@ impl Remark {
             Remark::WarpScope => "KLAP213",
             Remark::CalleeScope => "KLAP214",
             Remark::WarpLoopKept => "KLAP208",
+            Remark::RunInThreadWithoutRecord => "KLAP215",
             Remark::Serialized => "KLAP300",
             Remark::SerialChildCollective => "KLAP301",
             Remark::SerialStreamKept => "KLAP302",
@@ -200,6 +202,7 @@ impl Remark {
             | Remark::WarpFallback
             | Remark::WarpScope
             | Remark::CalleeScope
+            | Remark::RunInThreadWithoutRecord
             | Remark::AlreadyTransformed
             | Remark::LeftToLink
             | Remark::PromotedKept => RemarkKind::Analysis,
@@ -231,7 +234,7 @@ impl Remark {
     fn lead(self) -> &'static str {
         match self {
             Remark::Recognized | Remark::LaunchInDeviceFunction | Remark::Normalized | Remark::DeclaredKernel | Remark::DevrtStubReplaced => "",
-            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::CalleeScope | Remark::AlreadyTransformed | Remark::Serialized | Remark::SpawnControlled | Remark::WarpRun | Remark::SerializedReduced | Remark::LastErrorFolded => "",
+            Remark::Aggregated | Remark::SingleLaunchStream | Remark::WarpFallback | Remark::WarpScope | Remark::CalleeScope | Remark::RunInThreadWithoutRecord | Remark::AlreadyTransformed | Remark::Serialized | Remark::SpawnControlled | Remark::WarpRun | Remark::SerializedReduced | Remark::LastErrorFolded => "",
             Remark::MallocAggregated => "",
             Remark::MallocTargetUnknown | Remark::MallocEscapes | Remark::MallocFreeMixed => "cudaMalloc not aggregated: ",
             Remark::BlockReused => "",

@@ -53,6 +53,7 @@
 //!   the kernel and in copies of the device functions it calls (threadIdx and blockDim are its own).
 //!   transform/promote/ adds the dynamic index, the wait, and the parameters taken from the slot.
 
+pub mod in_thread;
 mod reduced;
 
 use crate::callgraph::CallGraph;
@@ -455,6 +456,12 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
         guard(kernel).map(|g| (g.bound, g.signed))
     }
 
+    /// The variant of `kernel` named with `suffix` that an earlier step's variants built, if the module has it:
+    /// one that needs nothing but its function (a serial variant), shared rather than built twice.
+    fn built_by_an_earlier_step(&self, kernel: FunctionValue<'c>, suffix: &str) -> Option<FunctionValue<'c>> {
+        self.module.get_function(&format!("{}{suffix}", kernel.name())).filter(|f| !f.is_declaration())
+    }
+
     /// The variant of `kernel` of this kind, built by `build` the first time it is asked for.
     fn cached(&mut self, kernel: FunctionValue<'c>, kind: VariantKind, build: impl FnOnce(&mut Self) -> Variant<'c>) -> FunctionValue<'c> {
         let key = (kernel, kind);
@@ -521,6 +528,9 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
 
     /// Every thread of a grid of `kernel`, one after another, as a device function.
     pub fn serial(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
+        if let Some(f) = self.built_by_an_earlier_step(kernel, "__klap_serial") {
+            return f;
+        }
         self.cached(kernel, VariantKind::Serial, |this| {
             let thread = this.thread(kernel);
             this.build_serial(kernel, thread, "__klap_serial")
@@ -1169,6 +1179,12 @@ pub fn runs_child_threads(function: FunctionValue) -> bool {
 /// time (serial, warp-serial, warp-run and reduced-serial variants): a loop over the child's threads.
 pub fn runs_child_grid(function: FunctionValue) -> bool {
     is_variant_of_kind(function, &THREAD_RUNNERS[1..5])
+}
+
+/// Whether `function` is a variant in which each lane runs a child grid on its own, one thread after another
+/// (serial, warp-serial and reduced-serial variants): not the warp run, which all 32 lanes run together.
+pub fn runs_child_grid_by_lane(function: FunctionValue) -> bool {
+    is_variant_of_kind(function, &[THREAD_RUNNERS[1], THREAD_RUNNERS[2], THREAD_RUNNERS[4]])
 }
 
 /// Whether `function`'s name ends with one of the variant suffixes `kinds` (an `_in_bound` form included).

@@ -72,6 +72,9 @@ impl<'a, 'c> ChildVariants<'a, 'c> {
     /// in as it comes, then lane 0's code after the reductions once, with the folds. Takes no guard limit
     /// (every thread of a warp takes part in its reductions).
     pub fn reduced_serial(&mut self, kernel: FunctionValue<'c>) -> FunctionValue<'c> {
+        if let Some(f) = self.built_by_an_earlier_step(kernel, "__klap_reduced_serial") {
+            return f;
+        }
         self.cached(kernel, VariantKind::ReducedSerial, |this| {
             let parts = this.reduced_parts(kernel);
             this.build_reduced_serial(kernel, &parts)

@@ -17,12 +17,14 @@
 //! Deferring a launch to the end of its scope needs no control-flow-to-data-flow conversion: under
 //! CDP2 a parent never waits for its children, so a launch made later in the same parent grid is
 //! indistinguishable to it, and launches in divergent code and in loops simply register more records.
-//! When a record cannot be had (pool exhausted, chunk full) the original launch is made instead, and
+//! When a record cannot be had (pool exhausted, chunk full) the original launch is made instead (in a kernel
+//! whose lanes run serialized children, the launching thread runs the child itself: KLAP215), and
 //! if the aggregated launch fails its records are launched one by one: a launch is never lost.
 
 use super::{Granularity, Options};
 use crate::callgraph::CallGraph;
-use crate::child::{unremappable_index_read, ChildVariants, Coarsening, RecordLookup, Variant, VariantKind};
+use crate::child::in_thread::{grid_run_arguments, thread_runner};
+use crate::child::{runs_child_grid_by_lane, unremappable_index_read, ChildVariants, Coarsening, RecordLookup, Variant, VariantKind};
 use crate::llvm::{
     count, BasicBlock, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode,
     AddressSpace, GlobalValue, InstructionValue, Linkage, Module, Statistic, ValueExt,
@@ -34,7 +36,7 @@ use crate::runtime::{
 };
 use crate::site::abi::{launch_or_error_query, Stream, SINGLE_LAUNCH_STREAM, STREAM_FIRE_AND_FORGET, STREAM_TAIL_LAUNCH};
 use crate::site::ops::{
-    builder_before, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, skip_allocas, stream_handle, taken_over_stream, ArgValues,
+    builder_before, config_accepted, dim3_fields, fallback_site, guarded_replace, retire_single_launch_stream, skip_allocas, stream_handle, taken_over_stream, ArgValues,
     CanonicalEntries,
 };
 use crate::site::{self, constant_over_launches, param_layout, uniform, LaunchModel, LaunchSite};
@@ -434,13 +436,12 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
             coarsening_remark(ctx, &variants, &eligible, k, coarsen, wide);
         }
     }
-    let aggregated = |k: FunctionValue<'c>| variants.get(k, VariantKind::Aggregated);
 
     // The variants hold launches too (multi-level and recursive launching): look again.
     let model = site::analyze_quietly(module, ctx);
     let entries = CanonicalEntries::get(module);
     let mut per_caller: Vec<(FunctionValue<'c>, Vec<&LaunchSite<'c>>)> = Vec::new();
-    for site in model.sites.iter().filter(|s| aggregated(s.child).is_some() && ineligible(s, options, &hazards).is_none()) {
+    for site in model.sites.iter().filter(|s| variants.get(s.child, VariantKind::Aggregated).is_some() && ineligible(s, options, &hazards).is_none()) {
         match per_caller.iter_mut().find(|(c, _)| *c == site.caller) {
             Some((_, v)) => v.push(site),
             None => per_caller.push((site.caller, vec![site])),
@@ -464,7 +465,18 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
         })
         .map(|(caller, _)| *caller)
         .collect();
-    let parent = Parent { module, runtime: &runtime, entries: &entries, variants: &variants, opaque_callers: &hazards.opaque_callers, reused: &reused };
+    let registered: Vec<&LaunchSite<'c>> = per_caller.iter().flat_map(|(_, sites)| sites.iter().copied()).collect();
+    let in_thread = runs_in_thread_without_record(module, &model, &registered, &mut variants, options, ctx);
+    let aggregated = |k: FunctionValue<'c>| variants.get(k, VariantKind::Aggregated);
+    let parent = Parent {
+        module,
+        runtime: &runtime,
+        entries: &entries,
+        variants: &variants,
+        opaque_callers: &hazards.opaque_callers,
+        in_thread: &in_thread,
+        reused: &reused,
+    };
     for (caller, sites) in per_caller {
         let in_variant = variants.owning(caller);
         let quiet = in_variant.is_some();
@@ -563,6 +575,51 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     entries.retire_replaced(module);
     runtime.retire_unused(module);
     Ok(true)
+}
+
+/// For each of the `registered` launches made in a kernel whose lanes run child grids on their own (serialization's
+/// serial and reduced-serial runs), or in a function such a kernel calls, the variant with which the launching
+/// thread runs its child where no record can be had (the record pool is short). There the launch as written,
+/// its lane in the device runtime beside warp-mates running a child, hung on an H200: test/gpu/warp_reduce.cu
+/// at `auto` with a 1 MiB pool, in 3 of 3 runs (BENCHMARKS.md, thirty-fourth session). Not beside the warp run
+/// alone: all 32 lanes run it together, none of them in the device runtime. Serialization keeps its runs by lane
+/// away from kernels making launches whose child no thread can run (KLAP323).
+fn runs_in_thread_without_record<'c>(
+    module: &Module<'c>,
+    model: &LaunchModel<'c>,
+    registered: &[&LaunchSite<'c>],
+    variants: &mut ChildVariants<'_, 'c>,
+    options: &Options,
+    ctx: Ctx,
+) -> HashMap<InstructionValue<'c>, FunctionValue<'c>> {
+    let graph = CallGraph::build(module);
+    let by_lane = graph.functions_calling(runs_child_grid_by_lane);
+    let reaching = graph.kernels_reaching(&model.kernels);
+    let mut runners = HashMap::new();
+    for site in registered {
+        let Some(&kernel) = reaching.get(&site.caller).and_then(|ks| ks.iter().find(|k| by_lane.contains(k))) else { continue };
+        match thread_runner(variants, site, options.merge_null_stream) {
+            Ok(runner) => {
+                Remark::RunInThreadWithoutRecord.emit(
+                    ctx,
+                    site.launch,
+                    &format!(
+                        "where no record can be had (the record pool is short), the launching thread runs @{}'s threads itself instead of \
+                         launching it as written: @{} runs children in its lanes, and a lane in the device runtime beside them hung",
+                        site.child.name(),
+                        kernel.name()
+                    ),
+                );
+                runners.insert(site.launch, runner);
+            }
+            Err(why) => Remark::RunInThreadWithoutRecord.emit(
+                ctx,
+                site.launch,
+                &format!("where no record can be had, the launch is made as written beside the children @{} runs in its lanes: {why}", kernel.name()),
+            ),
+        }
+    }
+    runners
 }
 
 /// The groups of a scope whose records parent blocks may take for `child`: its NULL-stream and
@@ -755,6 +812,9 @@ struct Parent<'a, 'c> {
     entries: &'a CanonicalEntries<'c>,
     variants: &'a ChildVariants<'a, 'c>,
     opaque_callers: &'a HashSet<FunctionValue<'c>>,
+    /// Launches whose child the launching thread runs where no record can be had, with the variant that runs it
+    /// ([`runs_in_thread_without_record`]).
+    in_thread: &'a HashMap<InstructionValue<'c>, FunctionValue<'c>>,
     /// Children whose grids parent blocks may run (grid reuse): their scope groups' records have ready flags.
     reused: &'a [FunctionValue<'c>],
 }
@@ -798,7 +858,7 @@ impl<'c> Parent<'_, 'c> {
 
     /// Registers the launch at `site` with `register` (the runtime's registration for the scope, called
     /// with `scope_args` then the launch's configuration); where no record can be had, the original
-    /// launch is made. The site is replaced. `written`: what the registering thread calls once its
+    /// launch is made, or for a launch in `in_thread` its child run by the launching thread. The site is replaced. `written`: what the registering thread calls once its
     /// record is written (a warp chunk's arrival releases its records itself: none).
     fn register_or_launch(
         &self,
@@ -822,8 +882,32 @@ impl<'c> Parent<'_, 'c> {
         };
         let tagged = self.call(b, register, &call_args).result();
         let has_record = b.is_not_null(tagged);
+        let runner = self.in_thread.get(&site.launch).copied();
+        // Run in the thread where the device runtime would accept the launch; else made, to fail as written.
+        let taken = match runner {
+            Some(_) => {
+                let int = |v: BasicValueEnum<'c>| v.into_int_value();
+                let accepted = config_accepted(self.module, b, &[gx, gy, gz].map(int), &[bx, by, bz].map(int), Some(int(site.smem)));
+                b.build_or(has_record, accepted, "").expect("builder positioned")
+            }
+            None => has_record,
+        };
         let fallback = fallback_site(self.module, site);
-        let as_written = guarded_replace(self.module, self.entries, &fallback, &args, b, has_record, |b, then_end| {
+        let as_written = guarded_replace(self.module, self.entries, &fallback, &args, b, taken, |b, taken_end| {
+            let then_end = match runner {
+                Some(runner) => {
+                    let record_end = taken_end.split_if_then(has_record);
+                    b.position_before(&taken_end);
+                    let no_record = b.build_not(has_record, "").expect("builder positioned");
+                    let thread_end = taken_end.split_if_then(no_record);
+                    b.position_before(&thread_end);
+                    let every_thread = self.module.get_context().i64_type().const_all_ones().into();
+                    b.call_not_inlined(runner, &grid_run_arguments(self.module, b, site, &args, &[gx, gy, gz, bx, by, bz], every_thread));
+                    b.position_before(&record_end);
+                    record_end
+                }
+                None => taken_end,
+            };
             let record = self.call(b, RuntimeFn::RecordArgs, &[tagged]).result();
             let once: Vec<bool> = site.writes.iter().map(|w| variant.uniform[w.param]).collect();
             args.store_where(b, record, &once, false);

@@ -25,13 +25,14 @@
 
 use super::{aggregate, last_error, Granularity, Options, Spawn};
 use crate::callgraph::CallGraph;
+use crate::child::in_thread::{grid_run_arguments, reduces, runs_in_thread, unordered_stream};
 use crate::child::{runs_child_grid, warp_lanes, ChildVariants};
 use crate::llvm::{count, BasicValueEnum, Builder, BuilderExt, Ctx, FunctionExt, FunctionValue, InstructionExt, InstructionOpcode, InstructionValue, IntPredicate, IntValue, Module, ModuleExt, Statistic, ValueExt};
 use crate::remarks::Remark;
 use crate::runtime::{IndexRegister, RuntimeFn, SMALL_GRID_THREADS};
 use crate::site::abi::{makes_or_frees_runtime_object, Stream, SINGLE_LAUNCH_STREAM};
 use crate::site::ops::{
-    builder_before, config_accepted, constant_config, dim3_fields, entry_alloca, fallback_site, guarded_replace, replace,
+    builder_before, config_accepted, constant_config, dim3_fields, fallback_site, guarded_replace, replace,
     retire_single_launch_stream, single_launch_stream_calls, ArgValues, CanonicalEntries, ConfigVerdict,
 };
 use crate::site::{LaunchModel, LaunchSite, WriteKind, SERIAL_FALLBACK};
@@ -56,6 +57,7 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
     let calls_kept = kernels_keeping_runtime_calls(module, model, options, &variants, ctx);
+    let unrunnable = kernels_launching_unrunnable_children(module, model, options, &variants);
     for site in &model.sites {
         let runner = match kept(site, options, &variants) {
             Ok(runner) => runner,
@@ -94,6 +96,20 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
                 continue;
             }
         };
+        if let (Runner::Thread | Runner::Reduced, Some((kernel, launch, why))) = (&runner, unrunnable.get(&site.caller)) {
+            Remark::SerialBesideRuntimeCalls.emit(
+                ctx,
+                site.launch,
+                &format!(
+                    "@{} launches @{}, whose threads no thread can run ({why}): where no record can be had (the record pool is \
+                     short), that launch is made as written, and a lane in the device runtime beside warp-mates running a child \
+                     in their lanes hung on an H200 (test/gpu/warp_reduce.cu, thirty-fourth session)",
+                    kernel.name(),
+                    launch.name()
+                ),
+            );
+            continue;
+        }
         let serialized = match runner {
             Runner::Warp(not_folded) => by_warp(module, &entries, &mut variants, site, options, not_folded, ctx),
             Runner::Thread => in_thread(module, &entries, &mut variants, site, options, costly.map(|c| c.1), ctx),
@@ -159,6 +175,45 @@ fn kernels_keeping_runtime_calls<'c>(
     for site in &model.sites {
         if let Some(&kernel) = reaching.get(&site.caller).and_then(|ks| ks.iter().find(|k| keeping.contains(k))) {
             found.insert(site.caller, kernel);
+        }
+    }
+    found
+}
+
+/// For each function with launches, a kernel running it that (in its code or a function it calls) makes a launch
+/// aggregation registers whose child the launching thread cannot run ([`runs_in_thread`]), with that child and why.
+/// Where no record can be had, aggregation runs the child of a launch in a kernel whose lanes run children on
+/// their own in the launching thread instead of making the launch as written (KLAP215); this launch it would make
+/// as written. Not those aggregation refuses ([`kernels_keeping_runtime_calls`] has them).
+fn kernels_launching_unrunnable_children<'c>(
+    module: &Module<'c>,
+    model: &LaunchModel<'c>,
+    options: &Options,
+    variants: &ChildVariants<'_, 'c>,
+) -> HashMap<FunctionValue<'c>, (FunctionValue<'c>, FunctionValue<'c>, String)> {
+    if options.granularity == Granularity::None {
+        return HashMap::new();
+    }
+    let refused = aggregate::refused_launches(module, model, options);
+    let unrunnable: HashMap<InstructionValue<'c>, (FunctionValue<'c>, String)> = model
+        .sites
+        .iter()
+        .filter(|s| !refused.contains(&s.launch))
+        .filter_map(|s| runs_in_thread(variants, s, options.merge_null_stream).err().map(|why| (s.launch, (s.child, why))))
+        .collect();
+    if unrunnable.is_empty() {
+        return HashMap::new();
+    }
+    let graph = CallGraph::build(module);
+    let reaching = graph.kernels_reaching(&model.kernels);
+    let mut found = HashMap::new();
+    for site in &model.sites {
+        for &kernel in reaching.get(&site.caller).into_iter().flatten() {
+            let launch = graph.find_reached(kernel, |i| unrunnable.contains_key(&i));
+            if let Some((child, why)) = launch.and_then(|l| unrunnable.get(&l)) {
+                found.insert(site.caller, (kernel, *child, why.clone()));
+                break;
+            }
         }
     }
     found
@@ -320,15 +375,8 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
     if let ConfigVerdict::Refused(why) = constant_config(site, true) {
         return Err((Remark::SerialConfigRefused, format!("the device runtime refuses this launch ({why}): it is made as written, to fail as written")));
     }
-    match site.stream {
-        Stream::FireAndForget | Stream::SingleLaunch => {}
-        Stream::Null if options.merge_null_stream => {}
-        other => {
-            return Err((
-                Remark::SerialStreamKept,
-                format!("a launch into a {} stream is ordered after other work: it is launched", other.as_str()),
-            ))
-        }
+    if let Err(why) = unordered_stream(site.stream, options.merge_null_stream) {
+        return Err((Remark::SerialStreamKept, format!("{why}: it is launched")));
     }
     let runner = match variants.runs_alone(site.child) {
         Ok(()) => Runner::Thread,
@@ -360,19 +408,6 @@ fn kept<'c>(site: &LaunchSite<'c>, options: &Options, variants: &ChildVariants<'
         }
     };
     Ok(runner)
-}
-
-/// Whether the child's warps can be run by one thread with their reductions folded (`ChildVariants::runs_reduced`)
-/// at this launch: its lane-0 test reads threadIdx.x % 32, which is the lane where the child's blocks are
-/// one-dimensional or a whole number of warps wide (constants at the launch).
-fn reduces<'c>(site: &LaunchSite<'c>, variants: &ChildVariants<'_, 'c>) -> Result<(), String> {
-    variants.runs_reduced(site.child)?;
-    let field = |d: usize| site.block.fields[d].and_then(|v| v.const_int());
-    match (field(0), field(1), field(2)) {
-        (_, Some(1), Some(1)) => Ok(()),
-        (Some(x), _, _) if x % 32 == 0 => Ok(()),
-        _ => Err("its blocks may not make threadIdx.x % 32 the lane (not constant one-dimensional blocks, nor a constant multiple of 32 wide)".to_string()),
-    }
 }
 
 /// Serializes the launch at `site` into the launching thread with the child's warp reductions folded
@@ -588,10 +623,7 @@ fn serialize<'c>(
         None => i64t.const_all_ones(),
     };
     let run_serially = |b: &Builder<'c>| {
-        let mut call_args = child_arguments(module, site, &args, b);
-        call_args.extend(dims.iter().copied());
-        call_args.push(limit.into());
-        b.call(serial, &call_args);
+        b.call(serial, &grid_run_arguments(module, b, site, &args, &dims, limit.into()));
     };
     if always {
         replace(module, site, run_serially);
@@ -768,9 +800,7 @@ fn warp_runs<'c>(
         None => mine,
     };
     let whole = whole_warp_in_busy_grid(module, b, grid_threads);
-    let mut call_args = child_arguments(module, site, args, b);
-    call_args.extend(dims.iter().copied());
-    call_args.push(mine.into());
+    let call_args = grid_run_arguments(module, b, site, args, dims, mine.into());
     let then_end = site.launch.split_if_then(whole);
     b.position_before(&then_end);
     b.call(run, &call_args);
@@ -793,37 +823,4 @@ fn whole_warp_in_busy_grid<'c>(module: &Module<'c>, b: &Builder<'c>, grid_thread
 /// Three of a launch's six dimensions (grid x, y, z, then block x, y, z) from `first`, as integers.
 fn int_dims<'c>(dims: &[BasicValueEnum<'c>], first: usize) -> [IntValue<'c>; 3] {
     [0, 1, 2].map(|i| dims[first + i].into_int_value())
-}
-
-/// The child's parameters as values at the builder: a parameter the launch writes whole with one store is
-/// that value; any other (written in parts, copied in, by value) is read from a copy of the argument bytes.
-fn child_arguments<'c>(module: &Module<'c>, site: &LaunchSite<'c>, args: &ArgValues<'c>, b: &Builder<'c>) -> Vec<BasicValueEnum<'c>> {
-    let mut buffer: Option<BasicValueEnum<'c>> = None;
-    let mut bytes = || {
-        *buffer.get_or_insert_with(|| {
-            let size = site.params.last().map_or(0, |p| p.offset + p.size).max(1);
-            let slot = entry_alloca(module, site.caller, module.byte_array_type(size), 16);
-            args.store_into(b, slot);
-            slot
-        })
-    };
-    site.params
-        .iter()
-        .map(|p| {
-            let whole = args.writes.iter().find(|&&(offset, value, _)| {
-                offset == p.offset && !p.byval && module.store_size(value.get_type()) == p.size && value.get_type() == p.ty
-            });
-            match whole {
-                Some(&(_, value, _)) => value,
-                None => {
-                    let at = b.byte_gep(bytes(), p.offset);
-                    if p.byval {
-                        at
-                    } else {
-                        b.load_aligned(p.ty, at, p.align.min(16) as u32)
-                    }
-                }
-            }
-        })
-        .collect()
 }
