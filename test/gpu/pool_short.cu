@@ -8,6 +8,11 @@
 // lanes launching is needed). With `-mllvm -klap-pool-size=1` (1 MiB) nearly every launch is made as
 // written, at every granularity; with the default (256 MiB) the shortage bites at grid, block and warp.
 // Each child sums its struct's words, weighted, into its parent's slot; the host checks every slot.
+// A second parent does the same from three lanes in four, and from the fourth launches a small child of 1 to 40
+// threads that `auto` runs in the launching thread where it has at most 32 (KLAP300): in that kernel a
+// registration that finds no record runs its child in the launching thread instead of launching it as written
+// (KLAP215), where lanes in the device runtime beside warp-mates running a child hung (test/gpu/warp_reduce.cu
+// with a 1 MiB pool, thirty-fourth session).
 #include "check.cuh"
 
 #include <vector>
@@ -48,6 +53,25 @@ __global__ void parent(unsigned *out, int it) {
   child<<<1, CB>>>(p, out, i);
 }
 
+__device__ __host__ inline bool small_lane(int i) { return i % 4 == 0; }
+__device__ __host__ inline int small_threads(int i, int it) { return 1 + (int)(mixw(i + 7, it) % 40); }
+
+__global__ void small(unsigned *out, int slot, int it) { atomicAdd(&out[slot], mixw(slot, threadIdx.x + 64 * it)); }
+
+__global__ void parent_beside_small(unsigned *out, int it) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (small_lane(i)) {
+    small<<<1, small_threads(i, it)>>>(out, i, it);
+    return;
+  }
+  if (!launches(i, it))
+    return;
+  Payload p;
+  for (int k = 0; k < WORDS; ++k)
+    p.w[k] = mixw(i * 977 + it, k);
+  child<<<1, CB>>>(p, out, i);
+}
+
 int main() {
   setPendingLaunchLimit(1 << 19);
   std::vector<unsigned> want(N, 0);
@@ -61,6 +85,19 @@ int main() {
       for (int k = 0; k < WORDS; ++k)
         acc += mixw(i * 977 + it, k) * (unsigned)(k % 7 + 1);
       want[i] += acc;
+    }
+  std::vector<unsigned> wantBeside(N, 0);
+  for (int it = 0; it < ITERS; ++it)
+    for (int i = 0; i < N; ++i) {
+      if (small_lane(i)) {
+        for (int t = 0; t < small_threads(i, it); ++t)
+          wantBeside[i] += mixw(i, t + 64 * it);
+        continue;
+      }
+      if (!launches(i, it))
+        continue;
+      for (int k = 0; k < WORDS; ++k)
+        wantBeside[i] += mixw(i * 977 + it, k) * (unsigned)(k % 7 + 1);
     }
   unsigned *out;
   CK(cudaMalloc(&out, N * sizeof(unsigned)));
@@ -77,6 +114,17 @@ int main() {
   });
   std::printf("launches=%lld of %d parent threads x %d\n", wantLaunches, N, ITERS);
   std::printf("checksum=%llu\n", checksum);
+  CK(cudaMemset(out, 0, N * sizeof(unsigned)));
+  for (int it = 0; it < ITERS; ++it) {
+    parent_beside_small<<<PG, PB>>>(out, it);
+    CK_LAUNCH();
+    CK(cudaDeviceSynchronize());
+  }
+  CK(cudaMemcpy(got.data(), out, N * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  checksum = checksumWords(got.data(), wantBeside.data(), N, [&](size_t k) {
+    mismatch("beside small children: parent %zu: %08x (want %08x)", k, got[k], wantBeside[k]);
+  });
+  std::printf("beside small children: checksum=%llu\n", checksum);
   CK(cudaFree(out));
   return finish();
 }
