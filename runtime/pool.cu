@@ -195,7 +195,7 @@ GLOBAL_VAR u32 klap_reclaim_wanted;
 INLINE Chunk *chunk_setup(SlabClass k, u32 large, int first, u32 slab_count, u32 record_size, u32 count_threads) {
   if (first < 0) {
     store_relaxed(&klap_reclaim_wanted, 1);
-    trace("klap: pool exhausted: no %u free slabs of class %u; launches are made as written\n", slab_count, large);
+    trace("klap: pool exhausted: no %u free slabs of class %u; launches are made as written (or run by their launching thread, KLAP215)\n", slab_count, large);
     return 0;
   }
   char *mem = k.base + (u64)first * k.slab_bytes;

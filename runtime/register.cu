@@ -125,7 +125,7 @@ DEVICE char *__klap_register(Chunk *c, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u
   u32 blocks = gx * gy * gz;
   Taken t = take_records(c, peers, blocks, bx * by * bz, smem);
   if (t.record >= c->capacity) {
-    trace("klap: chunk full (%u records of capacity %u); launch made as written\n", t.record + 1, c->capacity);
+    trace("klap: chunk full (%u records of capacity %u); launch made as written (or run by its launching thread, KLAP215)\n", t.record + 1, c->capacity);
     return 0;
   }
   return write_record(c, t, gx, gy, gz, bx, by, bz, smem);
