@@ -205,16 +205,17 @@ fn kernels_launching_unrunnable_children<'c>(
         return HashMap::new();
     }
     let graph = CallGraph::build(module);
+    let launching = graph.functions_reaching(|i| unrunnable.contains_key(&i));
     let reaching = graph.kernels_reaching(&model.kernels);
     let mut found = HashMap::new();
     for site in &model.sites {
-        for &kernel in reaching.get(&site.caller).into_iter().flatten() {
-            let launch = graph.find_reached(kernel, |i| unrunnable.contains_key(&i));
-            if let Some((child, why)) = launch.and_then(|l| unrunnable.get(&l)) {
-                found.insert(site.caller, (kernel, *child, why.clone()));
-                break;
-            }
+        if found.contains_key(&site.caller) {
+            continue;
         }
+        let Some(&kernel) = reaching.get(&site.caller).and_then(|ks| ks.iter().find(|k| launching.contains(k))) else { continue };
+        let launch = graph.find_reached(kernel, |i| unrunnable.contains_key(&i)).expect("the kernel reaches such a launch");
+        let (child, why) = &unrunnable[&launch];
+        found.insert(site.caller, (kernel, *child, why.clone()));
     }
     found
 }
