@@ -579,7 +579,8 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 
 /// For each of the `registered` launches made in a kernel whose lanes run child grids on their own (serialization's
 /// serial and reduced-serial runs), or in a function such a kernel calls, the variant with which the launching
-/// thread runs its child where no record can be had (the record pool is short). There the launch as written,
+/// thread runs its child where no record can be had (the record pool is short, or on the warp path a lane reaches
+/// the launch alone: `__klap_warp_chunk` gives it no chunk). There the launch as written,
 /// its lane in the device runtime beside warp-mates running a child, hung on an H200: test/gpu/warp_reduce.cu
 /// at `auto` with a 1 MiB pool, in 3 of 3 runs (BENCHMARKS.md, thirty-fourth session). Not beside the warp run
 /// alone: all 32 lanes run it together, none of them in the device runtime. Serialization keeps its runs by lane
@@ -604,8 +605,9 @@ fn runs_in_thread_without_record<'c>(
                     ctx,
                     site.launch,
                     &format!(
-                        "where no record can be had (the record pool is short), the launching thread runs @{}'s threads itself instead of \
-                         launching it as written: @{} runs children in its lanes, and a lane in the device runtime beside them hung",
+                        "where no record can be had (the record pool is short; on the warp path, KLAP204, also a lane that reaches the launch \
+                         alone), the launching thread runs @{}'s threads itself instead of launching it as written: @{} runs children in its \
+                         lanes, and a lane in the device runtime beside them hung",
                         site.child.name(),
                         kernel.name()
                     ),

@@ -12,8 +12,9 @@
 ; RUN: llc-22 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx88 %t.auto.ll -o %t.ptx
 ; RUN: %ptxas -arch=sm_90 -c %t.ptx -o %t.o
 
-; REMARK-DAG: remark: {{.*}}where no record can be had (the record pool is short), the launching thread runs @child's threads itself instead of launching it as written: @serialized runs children in its lanes, {{.*}} [KLAP215]
-; REMARK-DAG: remark: {{.*}}where no record can be had (the record pool is short), the launching thread runs @sum_child's threads itself instead of launching it as written: @reduced runs children in its lanes, {{.*}} [KLAP215]
+; REMARK-DAG: remark: {{.*}}where no record can be had (the record pool is short{{.*}}), the launching thread runs @child's threads itself instead of launching it as written: @serialized runs children in its lanes, {{.*}} [KLAP215]
+; REMARK-DAG: remark: {{.*}}where no record can be had (the record pool is short{{.*}}), the launching thread runs @sum_child's threads itself instead of launching it as written: @reduced runs children in its lanes, {{.*}} [KLAP215]
+; REMARK-DAG: remark: {{.*}}where no record can be had (the record pool is short{{.*}}), the launching thread runs @loop_child's threads itself instead of launching it as written: @with_helper runs children in its lanes, {{.*}} [KLAP215]
 ; REMARK-NOT: @looping runs children in its lanes
 
 ; CHECK-LABEL: define ptx_kernel void @serialized(
@@ -40,6 +41,12 @@
 ; CHECK-NOT:     __klap_serial
 ; CHECK:         call ptr @__klap_scope_register(
 ; CHECK-NOT:     __klap_serial
+; CHECK:         ret void
+
+; A device function's launch, registered in the scope of the kernel that runs it, beside that kernel's runs.
+; CHECK-LABEL: define internal void @helper(
+; CHECK:         call ptr @__klap_scope_register(
+; CHECK:         call void @loop_child__klap_serial(ptr %out, i32 %n, i32 %n, i32 1, i32 1, i32 32, i32 1, i32 1, i64 -1) [[NOINLINE]]
 ; CHECK:         ret void
 
 ; CHECK: attributes [[NOINLINE]] = { noinline }
@@ -166,5 +173,54 @@ fill:
   %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
   br label %done
 done:
+  ret void
+}
+
+; @loop_child, %n blocks of 32 threads, from a device function.
+define internal void @helper(ptr %out, i32 %n) noinline {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  store i32 %n, ptr %g, align 4
+  %gy = getelementptr inbounds i8, ptr %g, i64 4
+  store i32 1, ptr %gy, align 4
+  %gz = getelementptr inbounds i8, ptr %g, i64 8
+  store i32 1, ptr %gz, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @loop_child, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %done
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  br label %done
+done:
+  ret void
+}
+
+; @child (serialized where small) and @helper's launch.
+define ptx_kernel void @with_helper(ptr %out, i32 %n) {
+entry:
+  %g = alloca %struct.dim3, align 4
+  %b = alloca %struct.dim3, align 4
+  store i32 %n, ptr %g, align 4
+  %gy = getelementptr inbounds i8, ptr %g, i64 4
+  store i32 1, ptr %gy, align 4
+  %gz = getelementptr inbounds i8, ptr %g, i64 8
+  store i32 1, ptr %gz, align 4
+  store %struct.dim3 { i32 32, i32 1, i32 1 }, ptr %b, align 4
+  %buf = call ptr @__cudaCDP2GetParameterBufferV2(ptr @child, ptr byval(%struct.dim3) align 4 %g, ptr byval(%struct.dim3) align 4 %b, i32 0)
+  %ok = icmp ne ptr %buf, null
+  br i1 %ok, label %fill, label %next
+fill:
+  store ptr %out, ptr %buf, align 8
+  %a = getelementptr inbounds i8, ptr %buf, i64 8
+  store i32 %n, ptr %a, align 4
+  %r = call i32 @__cudaCDP2LaunchDeviceV2(ptr %buf, ptr null)
+  br label %next
+next:
+  call void @helper(ptr %out, i32 %n)
   ret void
 }
