@@ -42,6 +42,7 @@ STATISTIC(NumLaunchesSerialized, "Device launches serialized");
 STATISTIC(NumMallocsAggregated, "Device-side cudaMalloc calls aggregated per warp");
 STATISTIC(NumLaunchesBlockReused, "Device launches run by their launching block");
 STATISTIC(NumLaunchesGridReused, "Device launches whose child grids parent blocks that are done may run");
+STATISTIC(NumLaunchesRunInThreadWithoutRecord, "Aggregated launches whose child the launching thread runs where no record can be had");
 STATISTIC(NumKernelsRegisterCapped, "Kernels with klap's runtime code whose registers were capped");
 STATISTIC(NumParamsMarkedReadOnly, "Kernel pointer parameters marked readonly across launches");
 STATISTIC(NumChildrenCoarsened, "Aggregated children whose blocks each run several aggregated blocks");
@@ -1151,7 +1152,8 @@ enum KlapStatistic {
   RegisterCappedKernel = 7,
   ReadOnlyParam = 8,
   CoarsenedChild = 9,
-  GridReusedLaunch = 10
+  GridReusedLaunch = 10,
+  NoRecordRunInThread = 11
 };
 
 void klap_count(unsigned Which, unsigned N) {
@@ -1188,6 +1190,9 @@ void klap_count(unsigned Which, unsigned N) {
     break;
   case GridReusedLaunch:
     NumLaunchesGridReused += N;
+    break;
+  case NoRecordRunInThread:
+    NumLaunchesRunInThreadWithoutRecord += N;
     break;
   }
 }

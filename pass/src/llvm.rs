@@ -126,6 +126,7 @@ pub enum Statistic {
     ReadOnlyParam = 8,
     CoarsenedChild = 9,
     GridReusedLaunch = 10,
+    NoRecordRunInThread = 11,
 }
 
 pub fn count(which: Statistic, n: usize) {

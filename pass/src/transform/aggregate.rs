@@ -612,6 +612,7 @@ fn runs_in_thread_without_record<'c>(
                         kernel.name()
                     ),
                 );
+                count(Statistic::NoRecordRunInThread, 1);
                 runners.insert(site.launch, runner);
             }
             Err(why) => Remark::RunInThreadWithoutRecord.emit(
