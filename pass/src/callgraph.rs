@@ -79,6 +79,22 @@ impl<'c> CallGraph<'c> {
         reach
     }
 
+    /// For each of `functions`, the first of `kernels` whose calls reach it and whose code, or a function its
+    /// calls may reach, has an instruction `found` accepts; a function no such kernel runs is left out.
+    pub fn kernel_with(
+        &self,
+        kernels: &[FunctionValue<'c>],
+        functions: impl IntoIterator<Item = FunctionValue<'c>>,
+        found: impl Fn(InstructionValue<'c>) -> bool,
+    ) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
+        let having = self.functions_reaching(found);
+        let reaching = self.kernels_reaching(kernels);
+        functions
+            .into_iter()
+            .filter_map(|f| Some((f, *reaching.get(&f)?.iter().find(|k| having.contains(k))?)))
+            .collect()
+    }
+
     /// `from` and every defined function its calls may reach.
     pub fn reachable_from(&self, from: FunctionValue<'c>) -> Vec<FunctionValue<'c>> {
         let mut seen = vec![from];

@@ -593,12 +593,12 @@ fn runs_in_thread_without_record<'c>(
     options: &Options,
     ctx: Ctx,
 ) -> HashMap<InstructionValue<'c>, FunctionValue<'c>> {
-    let graph = CallGraph::build(module);
-    let by_lane = graph.functions_calling(runs_child_grid_by_lane);
-    let reaching = graph.kernels_reaching(&model.kernels);
+    let by_lane = CallGraph::build(module).kernel_with(&model.kernels, registered.iter().map(|s| s.caller), |i| {
+        i.called_function().is_some_and(runs_child_grid_by_lane)
+    });
     let mut runners = HashMap::new();
     for site in registered {
-        let Some(&kernel) = reaching.get(&site.caller).and_then(|ks| ks.iter().find(|k| by_lane.contains(k))) else { continue };
+        let Some(&kernel) = by_lane.get(&site.caller) else { continue };
         match thread_runner(variants, site, options.merge_null_stream) {
             Ok(runner) => {
                 Remark::RunInThreadWithoutRecord.emit(
@@ -861,8 +861,9 @@ impl<'c> Parent<'_, 'c> {
 
     /// Registers the launch at `site` with `register` (the runtime's registration for the scope, called
     /// with `scope_args` then the launch's configuration); where no record can be had, the original
-    /// launch is made, or for a launch in `in_thread` its child run by the launching thread. The site is replaced. `written`: what the registering thread calls once its
-    /// record is written (a warp chunk's arrival releases its records itself: none).
+    /// launch is made, or for a launch in `in_thread` its child run by the launching thread. The site is
+    /// replaced. `written`: what the registering thread calls once its record is written (a warp chunk's
+    /// arrival releases its records itself: none).
     fn register_or_launch(
         &self,
         site: &LaunchSite<'c>,

@@ -56,8 +56,11 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
     // Per kernel with a serialized launch, the launches serialization left for larger children (where it
     // checks at run time): its cudaGetLastError may fold.
     let mut folds: Vec<(FunctionValue<'c>, Vec<InstructionValue<'c>>)> = Vec::new();
-    let calls_kept = kernels_keeping_runtime_calls(module, model, options, &variants, ctx);
-    let unrunnable = kernels_launching_unrunnable_children(module, model, options, &variants);
+    // Launches aggregation will leave as written: serialization keeps away from the kernels making them.
+    let refused = aggregate::refused_launches(module, model, options);
+    let graph = CallGraph::build(module);
+    let calls_kept = kernels_keeping_runtime_calls(model, options, &variants, ctx, &refused, &graph);
+    let unrunnable = kernels_launching_unrunnable_children(model, options, &variants, &refused, &graph);
     for site in &model.sites {
         let runner = match kept(site, options, &variants) {
             Ok(runner) => runner,
@@ -142,13 +145,15 @@ pub fn run<'c>(module: &Module<'c>, model: &LaunchModel<'c>, ctx: Ctx, options: 
 /// calls stay as they are, and a warp whose lanes are in them while their warp-mates run a serialized child
 /// hung on an H200 (BENCHMARKS.md, thirty-second session: the same case passed with serialization off;
 /// thirty-third session: events and a launch into `cudaStreamPerThread` the same, device `cudaMalloc`/`cudaFree`
-/// not; thirty-fourth session: a launch aggregation refuses the same).
+/// not; thirty-fourth session: a launch aggregation refuses the same). `refused`: the launches aggregation
+/// will leave as written.
 fn kernels_keeping_runtime_calls<'c>(
-    module: &Module<'c>,
     model: &LaunchModel<'c>,
     options: &Options,
     variants: &ChildVariants<'_, 'c>,
     ctx: Ctx,
+    refused: &HashSet<InstructionValue<'c>>,
+    graph: &CallGraph<'c>,
 ) -> HashMap<FunctionValue<'c>, FunctionValue<'c>> {
     let dropped: HashSet<InstructionValue<'c>> = model.sites.iter().flat_map(single_launch_stream_calls).map(|(call, _)| call).collect();
     // Launches no klap step takes: those aggregation will refuse (into the per-thread stream or a stream other
@@ -159,42 +164,32 @@ fn kernels_keeping_runtime_calls<'c>(
     // devfn_launch, warp_reduce, runtime_calls_beside_serialized at granularity none, same session).
     let mut as_written: HashSet<InstructionValue<'c>> = match options.granularity {
         Granularity::None => model.sites.iter().filter(|s| !always_serialized(s, options, variants, ctx)).map(|s| s.launch).collect(),
-        _ => aggregate::refused_launches(module, model, options),
+        _ => refused.clone(),
     };
     as_written.extend(model.unrecognized.iter().map(|u| u.launch));
-    let kept = |i: InstructionValue<'c>| {
+    graph.kernel_with(&model.kernels, model.sites.iter().map(|s| s.caller), |i| {
         let object_call = i.get_opcode() == InstructionOpcode::Call
             && i.called_function().is_some_and(|f| makes_or_frees_runtime_object(&f.name()))
             && !dropped.contains(&i);
         object_call || as_written.contains(&i)
-    };
-    let graph = CallGraph::build(module);
-    let keeping = graph.functions_reaching(kept);
-    let reaching = graph.kernels_reaching(&model.kernels);
-    let mut found = HashMap::new();
-    for site in &model.sites {
-        if let Some(&kernel) = reaching.get(&site.caller).and_then(|ks| ks.iter().find(|k| keeping.contains(k))) {
-            found.insert(site.caller, kernel);
-        }
-    }
-    found
+    })
 }
 
 /// For each function with launches, a kernel running it that (in its code or a function it calls) makes a launch
 /// aggregation registers whose child the launching thread cannot run ([`runs_in_thread`]), with that child and why.
 /// Where no record can be had, aggregation runs the child of a launch in a kernel whose lanes run children on
 /// their own in the launching thread instead of making the launch as written (KLAP215); this launch it would make
-/// as written. Not those aggregation refuses ([`kernels_keeping_runtime_calls`] has them).
+/// as written. Not those aggregation refuses (`refused`: [`kernels_keeping_runtime_calls`] has them).
 fn kernels_launching_unrunnable_children<'c>(
-    module: &Module<'c>,
     model: &LaunchModel<'c>,
     options: &Options,
     variants: &ChildVariants<'_, 'c>,
+    refused: &HashSet<InstructionValue<'c>>,
+    graph: &CallGraph<'c>,
 ) -> HashMap<FunctionValue<'c>, (FunctionValue<'c>, FunctionValue<'c>, String)> {
     if options.granularity == Granularity::None {
         return HashMap::new();
     }
-    let refused = aggregate::refused_launches(module, model, options);
     let unrunnable: HashMap<InstructionValue<'c>, (FunctionValue<'c>, String)> = model
         .sites
         .iter()
@@ -204,20 +199,16 @@ fn kernels_launching_unrunnable_children<'c>(
     if unrunnable.is_empty() {
         return HashMap::new();
     }
-    let graph = CallGraph::build(module);
-    let launching = graph.functions_reaching(|i| unrunnable.contains_key(&i));
-    let reaching = graph.kernels_reaching(&model.kernels);
-    let mut found = HashMap::new();
-    for site in &model.sites {
-        if found.contains_key(&site.caller) {
-            continue;
-        }
-        let Some(&kernel) = reaching.get(&site.caller).and_then(|ks| ks.iter().find(|k| launching.contains(k))) else { continue };
-        let launch = graph.find_reached(kernel, |i| unrunnable.contains_key(&i)).expect("the kernel reaches such a launch");
-        let (child, why) = &unrunnable[&launch];
-        found.insert(site.caller, (kernel, *child, why.clone()));
-    }
-    found
+    let is_unrunnable = |i: InstructionValue<'c>| unrunnable.contains_key(&i);
+    graph
+        .kernel_with(&model.kernels, model.sites.iter().map(|s| s.caller), is_unrunnable)
+        .into_iter()
+        .map(|(caller, kernel)| {
+            let launch = graph.find_reached(kernel, is_unrunnable).expect("the kernel reaches such a launch");
+            let (child, why) = &unrunnable[&launch];
+            (caller, (kernel, *child, why.clone()))
+        })
+        .collect()
 }
 
 /// What the warp run does with the child's shuffle trees, for a remark (ChildVariants::warp_thread).
