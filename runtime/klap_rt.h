@@ -208,6 +208,8 @@ HELPER u32 lanemask_lt();
 HELPER u32 active_mask();
 // primitives.cu: memory accesses and fences at GPU scope.
 HELPER void fence();
+HELPER void fence_release();
+HELPER void fence_acquire();
 HELPER u64 load_relaxed(const u64 *p);
 HELPER u32 load_relaxed(const u32 *p);
 HELPER void store_relaxed(u64 *p, u64 v);

@@ -148,7 +148,7 @@ INLINE Chunk *scope_chunk_alloc(Scope *s, u32 g, u64 records) {
 }
 
 INLINE void publish(Scope *s, u32 g, Chunk *c) {
-  fence();
+  fence_release();
   store_chunk(&s->current[g], c ? c : NO_CHUNK);
 }
 
@@ -173,7 +173,7 @@ INLINE Chunk *scope_current(Scope *s, u32 g, u32 lanes, Chunk *full) {
     if (c == NO_CHUNK)
       return 0;
     if (c != full && c != CLAIMING) {
-      fence();
+      fence_acquire();
       return c;
     }
   }

@@ -344,12 +344,12 @@ DEVICE Scope *__klap_grid_enter_per_block(u32 per_block, u32 groups, u32 size0, 
 // After a registration's record is written, by the registering thread: releases the record (and what
 // the thread saw before its launch) to the thread whose exit completes the scope, whose count this
 // thread's exit adds to after the fence.
-ACCESSOR void __klap_record_written() { fence(); }
+ACCESSOR void __klap_record_written() { fence_release(); }
 
 // As __klap_record_written, in a grid scope counted per block (__klap_grid_scope_exit): the lane is
 // marked, so that its warp counts itself into the scope at its exit.
 ACCESSOR void __klap_record_written_in_block() {
-  fence();
+  fence_release();
   __nvvm_atom_or_gen_i((int *)&klap_registered_lanes[tid_linear() / 32], (int)(1u << lane_id()));
 }
 
