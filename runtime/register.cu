@@ -41,18 +41,41 @@ INLINE u32 sum_below(u32 peers, u32 v, u32 *total) {
   return below;
 }
 
+// What a registration reads of its chunk's header, loaded by every registering lane together before the
+// record's atomic: read after it, one round trip each (the maxima, the capacity, the arrays), they held
+// the registering warp longer than the atomic did (ncu warp-state samples, qt at auto, H200, thirty-sixth
+// session). All but the maxima are fixed once the chunk is published (which the caller acquired); the
+// maxima only grow, so a value read before the atomic costs at most one atomic max more.
+struct ChunkView {
+  u32 capacity, record_size, count_threads, max_threads, max_smem;
+  u32 *end, *dims;
+  char *args;
+};
+INLINE ChunkView view_chunk(Chunk *c) {
+  ChunkView v;
+  v.capacity = c->capacity;
+  v.record_size = c->record_size;
+  v.count_threads = c->count_threads;
+  v.end = c->end;
+  v.dims = c->dims;
+  v.args = c->args;
+  v.max_threads = load_relaxed(&c->max_threads);
+  v.max_smem = load_relaxed(&c->max_smem);
+  return v;
+}
+
 // The lanes of `peers` (all registering into `c`) take their records with one atomic per warp:
 // per-thread atomics on the chunk's header made registration the bottleneck. The running maxima take
 // an atomic only where they grow, and the child threads are counted only for a child that waits for
 // them: each atomic on the header line is one more in a queue of one per warp of the grid.
-INLINE Taken take_records(Chunk *c, u32 peers, u32 blocks, u32 threads, u32 smem) {
+INLINE Taken take_records(Chunk *c, const ChunkView &v, u32 peers, u32 blocks, u32 threads, u32 smem) {
   u32 leader = __builtin_ctz(peers), me = lane_id();
   u32 total;
   u32 before = sum_below(peers, blocks, &total);
   u32 rank = __builtin_popcount(peers & lanemask_lt());
   u32 most_threads = __nvvm_redux_sync_umax(threads, peers), most_smem = __nvvm_redux_sync_umax(smem, peers);
   u64 work = 0;
-  if (c->count_threads)
+  if (v.count_threads)
     for (u32 rest = peers; rest; rest &= rest - 1) {
       u32 src = __builtin_ctz(rest);
       work += (u64)shfl_idx(peers, blocks, src) * shfl_idx(peers, threads, src);
@@ -61,9 +84,9 @@ INLINE Taken take_records(Chunk *c, u32 peers, u32 blocks, u32 threads, u32 smem
   if (me == leader) {
     u32 n = __builtin_popcount(peers);
     old = __nvvm_atom_add_gen_ll((long long *)&c->counter, (long long)(((u64)n << 32) | total));
-    if (most_threads > load_relaxed(&c->max_threads))
+    if (most_threads > v.max_threads)
       __nvvm_atom_max_gen_ui(&c->max_threads, most_threads);
-    if (most_smem > load_relaxed(&c->max_smem))
+    if (most_smem > v.max_smem)
       __nvvm_atom_max_gen_ui(&c->max_smem, most_smem);
     if (work)
       __nvvm_atom_add_gen_ll((long long *)&c->threads_total, (long long)work);
@@ -71,7 +94,7 @@ INLINE Taken take_records(Chunk *c, u32 peers, u32 blocks, u32 threads, u32 smem
   }
   u32 lo = shfl_idx(peers, (u32)old, leader), hi = shfl_idx(peers, (u32)(old >> 32), leader);
   Taken t = {hi + rank, lo + before};
-  if (t.record >= c->capacity && c->count_threads)
+  if (t.record >= v.capacity && v.count_threads)
     // Its blocks will not run in this chunk's launch: they must not be waited for.
     __nvvm_atom_add_gen_ll((long long *)&c->threads_total, -(long long)((u64)blocks * threads));
   return t;
@@ -81,14 +104,14 @@ INLINE Taken take_records(Chunk *c, u32 peers, u32 blocks, u32 threads, u32 smem
 // also holds the arguments uniform over the scope (the pass writes them only there).
 // `flagged`: the record has a ready flag (grid reuse, reuse.cu), pending until the registering thread has
 // written the arguments (__klap_record_ready).
-INLINE char *write_record(Chunk *c, Taken t, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz, u32 smem,
-                          bool flagged = false) {
-  c->end[t.record] = t.first + gx * gy * gz;
-  u32 *d = c->dims + 8 * t.record;
+INLINE char *write_record(Chunk *c, const ChunkView &v, Taken t, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u32 bz,
+                          u32 smem, bool flagged = false) {
+  v.end[t.record] = t.first + gx * gy * gz;
+  u32 *d = v.dims + 8 * t.record;
   d[0] = gx, d[1] = gy, d[2] = gz, d[3] = bx, d[4] = by, d[5] = bz, d[6] = smem, d[7] = 0;
-  char *args = c->args + (u64)t.record * c->record_size;
+  char *args = v.args + (u64)t.record * v.record_size;
   if (flagged)
-    *(u64 *)(args + c->record_size - 8) = c->epoch | PENDING;
+    *(u64 *)(args + v.record_size - 8) = c->epoch | PENDING;
   return args + (t.record == 0);
 }
 
@@ -123,12 +146,13 @@ DEVICE char *__klap_register(Chunk *c, u32 gx, u32 gy, u32 gz, u32 bx, u32 by, u
   if (!accepted)
     return 0;
   u32 blocks = gx * gy * gz;
-  Taken t = take_records(c, peers, blocks, bx * by * bz, smem);
-  if (t.record >= c->capacity) {
-    trace("klap: chunk full (%u records of capacity %u); launch made as written (or run by its launching thread, KLAP215)\n", t.record + 1, c->capacity);
+  ChunkView v = view_chunk(c);
+  Taken t = take_records(c, v, peers, blocks, bx * by * bz, smem);
+  if (t.record >= v.capacity) {
+    trace("klap: chunk full (%u records of capacity %u); launch made as written (or run by its launching thread, KLAP215)\n", t.record + 1, v.capacity);
     return 0;
   }
-  return write_record(c, t, gx, gy, gz, bx, by, bz, smem);
+  return write_record(c, v, t, gx, gy, gz, bx, by, bz, smem);
 }
 
 // ---- block and grid scopes ---------------------------------------------------------------------
@@ -196,10 +220,11 @@ INLINE char *scope_register(Scope *s, u32 g, u32 gx, u32 gy, u32 gz, u32 bx, u32
     Chunk *c = (Chunk *)shfl_u64(live, p, leader);
     if (!c)
       return 0;
-    Taken t = take_records(c, live, blocks, bx * by * bz, smem);
-    u32 over = __nvvm_vote_ballot_sync(live, t.record >= c->capacity);
-    if (t.record < c->capacity)
-      return write_record(c, t, gx, gy, gz, bx, by, bz, smem, flagged);
+    ChunkView v = view_chunk(c);
+    Taken t = take_records(c, v, live, blocks, bx * by * bz, smem);
+    u32 over = __nvvm_vote_ballot_sync(live, t.record >= v.capacity);
+    if (t.record < v.capacity)
+      return write_record(c, v, t, gx, gy, gz, bx, by, bz, smem, flagged);
     full = c;
     live = over;
   }
