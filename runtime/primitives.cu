@@ -26,7 +26,7 @@ HELPER u32 active_mask() {
 HELPER void fence() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 // One-way fences (PTX ISA 8.6, sm_90), where a message goes one way only: a registration releasing its
 // record, a thread acquiring the chunk another published. fence.acq_rel there also made each side wait for
-// what the other direction needs: qt 5% to 7% slower and mm's power-law rows 6% (H200, thirty-sixth session).
+// what the other direction needs: qt 1.05x to 1.10x slower, mm:powerlaw up to 1.07x (H200, thirty-sixth session).
 HELPER void fence_release() { asm volatile("fence.release.gpu;" ::: "memory"); }
 HELPER void fence_acquire() { asm volatile("fence.acquire.gpu;" ::: "memory"); }
 HELPER u64 load_relaxed(const u64 *p) {
