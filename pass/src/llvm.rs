@@ -751,6 +751,13 @@ pub trait FunctionExt<'c>: Copy {
     fn set_ptx_kernel(self) {
         self.this().set_call_conventions(PTX_KERNEL_CALL_CONV)
     }
+    /// The PTX ISA version the function is compiled for (`+ptxNN` in its target features, which clang sets
+    /// from the CUDA tree), as NN; None where it does not say.
+    fn ptx_version(self) -> Option<u32> {
+        let features = self.this().get_string_attribute(AttributeLoc::Function, "target-features")?;
+        let text = features.get_string_value().to_string_lossy();
+        text.split(',').filter_map(|f| f.strip_prefix("+ptx")?.parse().ok()).max()
+    }
     /// Makes the function a declaration with external linkage: its calls then reach whatever another
     /// object of the link defines under its name.
     fn delete_body(self) {

@@ -302,6 +302,30 @@ impl RuntimeFn {
     }
 }
 
+/// The PTX ISA version the runtime's code needs, as NN: 8.6, for its one-way fences (`fence.release`,
+/// `fence.acquire`).
+const PTX_VERSION_NEEDED: u32 = 86;
+
+/// An error where the module's code is compiled for a PTX ISA version older than the runtime needs: ptxas
+/// would refuse the runtime's instructions, and say so about code the user never wrote.
+fn check_ptx_version(module: &Module) -> Result<(), String> {
+    let version = module.get_functions().filter(|f| !f.is_declaration()).filter_map(|f| f.ptx_version()).max();
+    match version {
+        Some(v) if v < PTX_VERSION_NEEDED => Err(format!(
+            "klap's device runtime needs PTX ISA {}.{} or later, and this module is compiled for PTX {}.{} (clang sets it from \
+             the CUDA tree): use a CUDA tree for which clang writes {}.{} or later (with CUDA 13.0 clang 22 writes 8.8), or \
+             compile without klap's transformations (-klap-granularity=none)",
+            PTX_VERSION_NEEDED / 10,
+            PTX_VERSION_NEEDED % 10,
+            v / 10,
+            v % 10,
+            PTX_VERSION_NEEDED / 10,
+            PTX_VERSION_NEEDED % 10
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The runtime's settings that a transformation chooses, defined in the module before the runtime is
 /// linked against them.
 pub struct Settings {
@@ -325,6 +349,7 @@ impl<'c> Runtime<'c> {
         if let Some(linked) = Self::linked(module) {
             return Ok(linked);
         }
+        check_ptx_version(module)?;
         let bitcode = runtime_bitcode()?;
         let cx = module.get_context();
         for f in RuntimeFn::all() {
