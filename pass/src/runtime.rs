@@ -306,8 +306,9 @@ impl RuntimeFn {
 /// `fence.acquire`).
 const PTX_VERSION_NEEDED: u32 = 86;
 
-/// An error where the module's code is compiled for a PTX ISA version older than the runtime needs: ptxas
-/// would refuse the runtime's instructions, and say so about code the user never wrote.
+/// An error where the module's code is compiled for a PTX ISA version older than the runtime needs. clang
+/// writes such a version only for a CUDA tree older than those instructions, whose ptxas refuses them (CUDA
+/// 13.0's takes them at any `.version`) and would say so about code the user never wrote.
 fn check_ptx_version(module: &Module) -> Result<(), String> {
     let version = module.get_functions().filter(|f| !f.is_declaration()).filter_map(|f| f.ptx_version()).max();
     match version {
