@@ -310,18 +310,15 @@ const PTX_VERSION_NEEDED: u32 = 86;
 /// writes such a version only for a CUDA tree older than those instructions, whose ptxas refuses them (CUDA
 /// 13.0's takes them at any `.version`) and would say so about code the user never wrote.
 fn check_ptx_version(module: &Module) -> Result<(), String> {
+    let dotted = |v: u32| format!("{}.{}", v / 10, v % 10);
     let version = module.get_functions().filter(|f| !f.is_declaration()).filter_map(|f| f.ptx_version()).max();
     match version {
         Some(v) if v < PTX_VERSION_NEEDED => Err(format!(
-            "klap's device runtime needs PTX ISA {}.{} or later, and this module is compiled for PTX {}.{} (clang sets it from \
-             the CUDA tree): use a CUDA tree for which clang writes {}.{} or later (with CUDA 13.0 clang 22 writes 8.8), or \
+            "klap's device runtime needs PTX ISA {needed} or later, and this module is compiled for PTX {have} (clang sets it from \
+             the CUDA tree): use a CUDA tree for which clang writes {needed} or later (with CUDA 13.0 clang 22 writes 8.8), or \
              compile without klap's transformations (-klap-granularity=none)",
-            PTX_VERSION_NEEDED / 10,
-            PTX_VERSION_NEEDED % 10,
-            v / 10,
-            v % 10,
-            PTX_VERSION_NEEDED / 10,
-            PTX_VERSION_NEEDED % 10
+            needed = dotted(PTX_VERSION_NEEDED),
+            have = dotted(v)
         )),
         _ => Ok(()),
     }
